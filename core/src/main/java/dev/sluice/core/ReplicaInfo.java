@@ -1,0 +1,46 @@
+package dev.sluice.core;
+
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * What every router and ingress knows about one replica: where its own HTTP endpoint listens (the
+ * "backend HTTP endpoint metadata" of Ray 2.56), its capacity, state and the models it serves.
+ *
+ * @param nodeAddress the Pekko address of the node hosting the replica
+ * @param host the host the replica's HTTP endpoint is reachable on
+ * @param port the port of the replica's HTTP endpoint
+ */
+public record ReplicaInfo(
+    ReplicaId id,
+    String nodeAddress,
+    String host,
+    int port,
+    int maxOngoingRequests,
+    ReplicaState state,
+    List<String> modelIds) {
+
+  public ReplicaInfo {
+    Objects.requireNonNull(id, "id");
+    Objects.requireNonNull(nodeAddress, "nodeAddress");
+    Objects.requireNonNull(host, "host");
+    Objects.requireNonNull(state, "state");
+    modelIds = List.copyOf(modelIds);
+    if (port < 0 || port > 65535) {
+      throw new IllegalArgumentException("port: " + port + " (expected: 0..65535)");
+    }
+    if (maxOngoingRequests < 1) {
+      throw new IllegalArgumentException(
+          "max_ongoing_requests: " + maxOngoingRequests + " (expected: >= 1)");
+    }
+  }
+
+  public ReplicaInfo withState(ReplicaState newState) {
+    return new ReplicaInfo(id, nodeAddress, host, port, maxOngoingRequests, newState, modelIds);
+  }
+
+  /** {@code host:port} of the replica's endpoint. */
+  public String authority() {
+    return host + ":" + port;
+  }
+}

@@ -1,0 +1,16 @@
+package dev.sluice.core.config;
+
+import java.util.List;
+import java.util.Optional;
+
+/** The whole desired state: the applications Sluice serves (Ray Serve's config shape). */
+public record ApplicationsConfig(List<ApplicationConfig> applications) {
+
+  public ApplicationsConfig {
+    applications = List.copyOf(applications);
+  }
+
+  public Optional<ApplicationConfig> application(String name) {
+    return applications.stream().filter(a -> a.name().equals(name)).findFirst();
+  }
+}

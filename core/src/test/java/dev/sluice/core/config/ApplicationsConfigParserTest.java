@@ -1,0 +1,95 @@
+package dev.sluice.core.config;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import org.junit.jupiter.api.Test;
+
+class ApplicationsConfigParserTest {
+
+  private static final String DESIGN_EXAMPLE = """
+      applications:
+        - name: llm
+          route_prefix: /
+          llm_configs:
+            - model_loading_config:
+                model_id: sluice-sim
+              engine_config:
+                type: simulated
+                ttft_ms: 20
+                itl_ms: 5
+              deployment_config:
+                num_replicas: 2
+                max_ongoing_requests: 64
+                graceful_shutdown_timeout_s: 20
+                request_router_config:
+                  request_router_class: consistent-hash
+                  request_router_kwargs: {num_virtual_nodes: 100, num_fallback_replicas: 2}
+      """;
+
+  @Test
+  void parsesTheDesignExample() {
+    ApplicationsConfig config = ApplicationsConfigParser.parse(DESIGN_EXAMPLE);
+
+    ApplicationConfig app = config.applications().get(0);
+    LlmConfig llm = app.llmConfigs().get(0);
+    assertThat(app.name()).isEqualTo("llm");
+    assertThat(llm.deploymentName()).isEqualTo("sluice-sim");
+    assertThat(llm.engine().ttftMs()).isEqualTo(20);
+    assertThat(llm.engine().itlMs()).isEqualTo(5);
+    assertThat(llm.deployment().numReplicas()).isEqualTo(2);
+    assertThat(llm.deployment().maxOngoingRequests()).isEqualTo(64);
+    assertThat(llm.deployment().requestRouter().requestRouterClass()).isEqualTo("consistent-hash");
+    assertThat(llm.deployment().requestRouter().kwargs()).containsEntry("num_virtual_nodes", 100L);
+  }
+
+  @Test
+  void appliesDefaults() {
+    ApplicationsConfig config = ApplicationsConfigParser.parse("""
+        {"applications": [{"name": "a", "llm_configs": [
+          {"model_loading_config": {"model_id": "m"}}]}]}""");
+
+    LlmConfig llm = config.applications().get(0).llmConfigs().get(0);
+    assertThat(config.applications().get(0).routePrefix()).isEqualTo("/");
+    assertThat(llm.engine().type()).isEqualTo("simulated");
+    assertThat(llm.deployment().numReplicas()).isEqualTo(1);
+    assertThat(llm.deployment().requestRouter().requestRouterClass()).isEqualTo("round-robin");
+  }
+
+  @Test
+  void negativeReplicaCountNamesTheField() {
+    assertThatThrownBy(() -> ApplicationsConfigParser.parse(
+        DESIGN_EXAMPLE.replace("num_replicas: 2", "num_replicas: -1")))
+        .isInstanceOf(ConfigException.class)
+        .hasMessage("applications[0].llm_configs[0].deployment_config.num_replicas: -1 "
+            + "(expected: >= 0)");
+  }
+
+  @Test
+  void unknownFieldIsAnError() {
+    assertThatThrownBy(() -> ApplicationsConfigParser.parse(
+        DESIGN_EXAMPLE.replace("ttft_ms: 20", "ttft: 20")))
+        .hasMessageStartingWith("applications[0].llm_configs[0].engine_config.ttft: unknown field");
+  }
+
+  @Test
+  void missingModelIdIsAnError() {
+    assertThatThrownBy(() -> ApplicationsConfigParser.parse(
+        DESIGN_EXAMPLE.replace("model_id: sluice-sim", "model_idx: x")))
+        .hasMessageContaining("model_loading_config.model_idx: unknown field");
+  }
+
+  @Test
+  void unknownEngineTypeIsAnError() {
+    assertThatThrownBy(() -> ApplicationsConfigParser.parse(
+        DESIGN_EXAMPLE.replace("type: simulated", "type: magic")))
+        .hasMessage("applications[0].llm_configs[0].engine_config.type: 'magic' "
+            + "(expected: simulated)");
+  }
+
+  @Test
+  void malformedYamlIsAnError() {
+    assertThatThrownBy(() -> ApplicationsConfigParser.parse("applications: [ {"))
+        .hasMessageStartingWith("application config is not valid YAML/JSON");
+  }
+}
