@@ -1,0 +1,61 @@
+package dev.sluice.replica;
+
+import com.typesafe.config.Config;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Settings of the {@code replica} role, read once from {@code sluice.replica}.
+ *
+ * @param bindHost interface the replica endpoints bind to
+ * @param advertiseHost host routers and ingresses use to reach the endpoints
+ * @param ports candidate ports, tried in order ({@code [0]} = ephemeral)
+ */
+public record ReplicaNodeSettings(
+    String bindHost,
+    String advertiseHost,
+    List<Integer> ports,
+    long maxRequestBytes,
+    Duration bodyTimeout,
+    Duration unconsumedResponseTimeout) {
+
+  public ReplicaNodeSettings {
+    ports = List.copyOf(ports);
+  }
+
+  /** Reads {@code sluice.replica}; an empty host means {@code defaultHost} (the node's). */
+  public static ReplicaNodeSettings fromConfig(Config root, String defaultHost) {
+    Config config = root.getConfig("sluice.replica");
+    String bind = config.getString("bind-host");
+    String advertise = config.getString("advertise-host");
+    return new ReplicaNodeSettings(
+        bind.isEmpty() ? defaultHost : bind,
+        advertise.isEmpty() ? defaultHost : advertise,
+        parsePorts(config.getString("port-range")),
+        config.getBytes("max-request-bytes"),
+        config.getDuration("body-timeout"),
+        config.getDuration("unconsumed-response-timeout"));
+  }
+
+  static List<Integer> parsePorts(String range) {
+    String key = "sluice.replica.port-range";
+    String[] parts = range.trim().split("-");
+    try {
+      int first = Integer.parseInt(parts[0].trim());
+      int last = parts.length == 2 ? Integer.parseInt(parts[1].trim()) : first;
+      if (parts.length > 2 || first < 0 || last > 65535 || last < first
+          || (first == 0 && last != 0)) {
+        throw new NumberFormatException();
+      }
+      List<Integer> ports = new ArrayList<>(last - first + 1);
+      for (int port = first; port <= last; port++) {
+        ports.add(port);
+      }
+      return ports;
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException(
+          key + ": '" + range + "' (expected: <first>-<last> within 1..65535, or 0 for ephemeral)");
+    }
+  }
+}

@@ -1,0 +1,25 @@
+package dev.sluice.replica.engine;
+
+import java.util.concurrent.CompletionStage;
+import org.apache.pekko.Done;
+import org.apache.pekko.NotUsed;
+import org.apache.pekko.stream.javadsl.Source;
+
+/**
+ * A token generator behind a replica. {@link #generate} returns a cold {@link Source} of output
+ * tokens; cancelling it aborts the engine request (no generation continues for nobody).
+ */
+public interface Engine {
+
+  /** Starts the engine (load the model, launch the process); completes when it can generate. */
+  CompletionStage<Done> start();
+
+  /** The tokens of one request, in order. The source completes after the last token. */
+  Source<String, NotUsed> generate(GenerationRequest request);
+
+  /** Current engine statistics. */
+  EngineStats stats();
+
+  /** Stops the engine; idempotent. */
+  CompletionStage<Done> stop();
+}

@@ -1,0 +1,111 @@
+package dev.sluice.replica.engine;
+
+import dev.sluice.core.config.EngineConfig;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import org.apache.pekko.Done;
+import org.apache.pekko.NotUsed;
+import org.apache.pekko.stream.javadsl.Source;
+
+/**
+ * A deterministic engine for tests, demos and benchmarks: the output depends only on the prompt,
+ * the first token comes after {@code ttft_ms}, the next ones every {@code itl_ms} (0 = as fast as
+ * the stream pulls). Token {@code i} of a prompt is {@link #token(String, int)}.
+ */
+public final class SimulatedEngine implements Engine {
+
+  private static final String[] WORDS = {
+    "the", "river", "flows", "through", "a", "sluice", "gate", "and", "tokens", "stream",
+    "past", "quiet", "stones", "while", "routers", "choose", "replicas", "under", "clear",
+    "skies", "of", "light", "water", "moves", "fast", "cold", "deep", "green", "valley", "mill"
+  };
+
+  private final Duration ttft;
+  private final Duration itl;
+  private final AtomicInteger running = new AtomicInteger();
+  private final AtomicLong generated = new AtomicLong();
+  private final AtomicLong aborted = new AtomicLong();
+
+  public SimulatedEngine(EngineConfig config) {
+    this.ttft = Duration.ofMillis(config.ttftMs());
+    this.itl = Duration.ofMillis(config.itlMs());
+  }
+
+  @Override
+  public CompletionStage<Done> start() {
+    return CompletableFuture.completedFuture(Done.getInstance());
+  }
+
+  @Override
+  public Source<String, NotUsed> generate(GenerationRequest request) {
+    long seed = seed(request.prompt());
+    int maxTokens = request.maxTokens();
+    return Source.<String, NotUsed>fromMaterializer((materializer, attributes) -> {
+      int[] emitted = {0};
+      running.incrementAndGet();
+      Source<String, NotUsed> tokens = Source.range(0, maxTokens - 1).map(i -> token(seed, i));
+      if (!itl.isZero()) {
+        tokens = tokens.throttle(1, itl);
+      }
+      if (!ttft.isZero()) {
+        tokens = tokens.initialDelay(ttft);
+      }
+      return tokens.map(token -> {
+        emitted[0]++;
+        generated.incrementAndGet();
+        return token;
+      }).watchTermination((notUsed, done) -> {
+        done.whenComplete((d, failure) -> {
+          running.decrementAndGet();
+          if (emitted[0] < maxTokens) {
+            aborted.incrementAndGet();
+          }
+        });
+        return notUsed;
+      });
+    }).mapMaterializedValue(future -> NotUsed.getInstance());
+  }
+
+  @Override
+  public EngineStats stats() {
+    return new EngineStats(running.get(), generated.get(), aborted.get());
+  }
+
+  @Override
+  public CompletionStage<Done> stop() {
+    return CompletableFuture.completedFuture(Done.getInstance());
+  }
+
+  /** Token {@code index} (0-based) of the answer to {@code prompt}. */
+  public static String token(String prompt, int index) {
+    return token(seed(prompt), index);
+  }
+
+  /** The whole answer to {@code prompt} in {@code tokens} tokens. */
+  public static String text(String prompt, int tokens) {
+    long seed = seed(prompt);
+    StringBuilder text = new StringBuilder(tokens * 7);
+    for (int i = 0; i < tokens; i++) {
+      text.append(token(seed, i));
+    }
+    return text.toString();
+  }
+
+  private static String token(long seed, int index) {
+    long mixed = (seed + index) * 0x9E3779B97F4A7C15L;
+    mixed ^= mixed >>> 29;
+    String word = WORDS[(int) Long.remainderUnsigned(mixed, WORDS.length)];
+    return index == 0 ? word : " " + word;
+  }
+
+  private static long seed(String prompt) {
+    long hash = 1125899906842597L;
+    for (int i = 0; i < prompt.length(); i++) {
+      hash = 31 * hash + prompt.charAt(i);
+    }
+    return hash;
+  }
+}

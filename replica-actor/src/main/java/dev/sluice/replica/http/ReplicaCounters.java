@@ -1,0 +1,13 @@
+package dev.sluice.replica.http;
+
+import java.util.concurrent.atomic.LongAdder;
+
+/** Counters the replica endpoint keeps about itself (exposed on {@code GET /-/stats}). */
+public final class ReplicaCounters {
+  /** TCP connections accepted. A proxy that reuses connections keeps this low. */
+  public final LongAdder connections = new LongAdder();
+  /** Streaming answers started. */
+  public final LongAdder streams = new LongAdder();
+  /** Requests refused with replica_at_capacity. */
+  public final LongAdder rejected = new LongAdder();
+}

@@ -1,0 +1,232 @@
+package dev.sluice.replica.http;
+
+import dev.sluice.core.http.ApiError;
+import dev.sluice.core.http.ServeReason;
+import dev.sluice.core.http.SluiceHeaders;
+import dev.sluice.replica.engine.Engine;
+import dev.sluice.replica.engine.GenerationRequest;
+import java.time.Duration;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Function;
+import org.apache.pekko.NotUsed;
+import org.apache.pekko.actor.typed.ActorSystem;
+import org.apache.pekko.http.javadsl.model.ContentTypes;
+import org.apache.pekko.http.javadsl.model.HttpEntities;
+import org.apache.pekko.http.javadsl.model.HttpHeader;
+import org.apache.pekko.http.javadsl.model.HttpMethods;
+import org.apache.pekko.http.javadsl.model.HttpRequest;
+import org.apache.pekko.http.javadsl.model.HttpResponse;
+import org.apache.pekko.http.javadsl.model.MediaTypes;
+import org.apache.pekko.http.javadsl.model.headers.RawHeader;
+import org.apache.pekko.stream.Materializer;
+import org.apache.pekko.stream.javadsl.Sink;
+import org.apache.pekko.stream.javadsl.Source;
+import org.apache.pekko.util.ByteString;
+import scala.concurrent.ExecutionContextExecutor;
+
+/**
+ * The replica's own OpenAI endpoint: {@code POST /v1/chat/completions}, {@code POST
+ * /v1/completions}, {@code GET /v1/models}, {@code GET /-/healthz}, {@code GET /-/stats}. Takes a
+ * slot before reading the body; frees it when the answer ends, fails or the client goes away.
+ */
+public final class ReplicaHttpHandler
+    implements org.apache.pekko.japi.function.Function<HttpRequest, CompletionStage<HttpResponse>> {
+
+  private final ReplicaEndpointSettings settings;
+  private final Engine engine;
+  private final Slots slots;
+  private final CompletionRequestParser parser;
+  private final Materializer materializer;
+  private final ActorSystem<?> system;
+  private final ExecutionContextExecutor executor;
+  private final RawHeader servedBy;
+  private final ReplicaCounters counters = new ReplicaCounters();
+  private volatile boolean draining;
+
+  public ReplicaHttpHandler(ActorSystem<?> system, ReplicaEndpointSettings settings, Engine engine) {
+    this.system = system;
+    this.settings = settings;
+    this.engine = engine;
+    this.slots = new Slots(settings.maxOngoingRequests());
+    this.parser = new CompletionRequestParser(
+        settings.modelId(), settings.defaultMaxTokens(), settings.maxModelLen());
+    this.materializer = Materializer.matFromSystem(system);
+    this.executor = system.executionContext();
+    this.servedBy = RawHeader.create(SluiceHeaders.SERVED_BY, settings.replicaId());
+  }
+
+  public Slots slots() {
+    return slots;
+  }
+
+  public ReplicaCounters counters() {
+    return counters;
+  }
+
+  /** Refuse new requests from now on; ongoing ones finish. */
+  public void startDraining() {
+    draining = true;
+  }
+
+  @Override
+  public CompletionStage<HttpResponse> apply(HttpRequest request) {
+    String path = request.getUri().path();
+    boolean post = request.method().equals(HttpMethods.POST);
+    boolean get = request.method().equals(HttpMethods.GET);
+    if (post && path.equals("/v1/chat/completions")) {
+      return completion(request, CompletionRequest.Kind.CHAT);
+    }
+    if (post && path.equals("/v1/completions")) {
+      return completion(request, CompletionRequest.Kind.COMPLETION);
+    }
+    request.discardEntityBytes(materializer);
+    if (get && path.equals("/v1/models")) {
+      return done(json(200, ModelList.json(List.of(settings.modelId()))));
+    }
+    if (get && path.equals("/-/healthz")) {
+      return done(draining
+          ? json(503, "{\"status\":\"draining\"}")
+          : json(200, "{\"status\":\"ok\"}"));
+    }
+    if (get && path.equals("/-/stats")) {
+      return done(json(200, stats()));
+    }
+    boolean known = path.equals("/v1/chat/completions") || path.equals("/v1/completions")
+        || path.equals("/v1/models") || path.equals("/-/healthz") || path.equals("/-/stats");
+    return done(error(known
+        ? new ApiError(ApiError.Code.METHOD_NOT_ALLOWED,
+            "Method " + request.method().value() + " not allowed on " + path, null)
+        : new ApiError(ApiError.Code.NOT_FOUND, "Not found: " + path, null)));
+  }
+
+  private CompletionStage<HttpResponse> completion(
+      HttpRequest request, CompletionRequest.Kind kind) {
+    if (draining) {
+      request.discardEntityBytes(materializer);
+      return done(refuse(ServeReason.REPLICA_DRAINING, "Replica is draining"));
+    }
+    Slots.Slot slot = slots.tryAcquire();
+    if (slot == null) {
+      counters.rejected.increment();
+      request.discardEntityBytes(materializer);
+      return done(refuse(ServeReason.REPLICA_AT_CAPACITY, "Replica at capacity ("
+          + slots.limit() + " ongoing requests)"));
+    }
+    String requestId = request.getHeader(SluiceHeaders.REQUEST_ID)
+        .map(HttpHeader::value).orElseGet(() -> UUID.randomUUID().toString());
+    return request.entity()
+        .toStrict(settings.bodyTimeout().toMillis(), settings.maxRequestBytes(), materializer)
+        .thenApplyAsync(strict -> {
+          CompletionRequest parsed = parser.parse(kind, strict.getData().toArray());
+          return parsed.stream()
+              ? stream(parsed, requestId, slot)
+              : whole(parsed, requestId, slot);
+        }, executor)
+        .thenCompose(Function.identity())
+        .exceptionally(failure -> {
+          slot.release();
+          return error(unwrap(failure));
+        });
+  }
+
+  private CompletionStage<HttpResponse> stream(
+      CompletionRequest request, String requestId, Slots.Slot slot) {
+    String id = idPrefix(request) + requestId;
+    SseFrames frames = new SseFrames(request, id, System.currentTimeMillis() / 1000);
+    Source<ByteString, NotUsed> tokens = engine
+        .generate(new GenerationRequest(requestId, request.prompt(), request.maxTokens()))
+        .map(frames::tokenFrame);
+    Source<ByteString, NotUsed> head = request.kind() == CompletionRequest.Kind.CHAT
+        ? Source.single(frames.roleFrame()) : Source.empty();
+    List<ByteString> tail = request.includeUsage()
+        ? List.of(frames.finishFrame(), frames.usageFrame(request.maxTokens()), SseFrames.DONE)
+        : List.of(frames.finishFrame(), SseFrames.DONE);
+    AtomicBoolean materialized = new AtomicBoolean();
+    Source<ByteString, NotUsed> body = head.concat(tokens).concat(Source.from(tail))
+        .watchTermination((notUsed, done) -> {
+          materialized.set(true);
+          done.whenComplete((d, failure) -> slot.release());
+          return notUsed;
+        });
+    // A response whose client vanished before it was rendered is never materialized: free the slot.
+    system.scheduler().scheduleOnce(settings.unconsumedResponseTimeout(), () -> {
+      if (!materialized.get()) {
+        slot.release();
+      }
+    }, executor);
+    counters.streams.increment();
+    return done(HttpResponse.create()
+        .withStatus(200)
+        .addHeader(servedBy)
+        .addHeader(RawHeader.create("Cache-Control", "no-cache"))
+        .withEntity(HttpEntities.createChunked(MediaTypes.TEXT_EVENT_STREAM.toContentType(), body)));
+  }
+
+  private CompletionStage<HttpResponse> whole(
+      CompletionRequest request, String requestId, Slots.Slot slot) {
+    String id = idPrefix(request) + requestId;
+    long created = System.currentTimeMillis() / 1000;
+    SseFrames frames = new SseFrames(request, id, created);
+    return engine
+        .generate(new GenerationRequest(requestId, request.prompt(), request.maxTokens()))
+        .runWith(Sink.fold(new StringBuilder(), StringBuilder::append), materializer)
+        .thenApply(text -> {
+          slot.release();
+          return json(200, frames.fullResponse(id, created, text.toString(), request.maxTokens()));
+        });
+  }
+
+  private static String idPrefix(CompletionRequest request) {
+    return request.kind() == CompletionRequest.Kind.CHAT ? "chatcmpl-" : "cmpl-";
+  }
+
+  private String stats() {
+    var engineStats = engine.stats();
+    return "{\"replica_id\":\"" + settings.replicaId() + "\",\"ongoing\":" + slots.ongoing()
+        + ",\"max_ongoing_requests\":" + slots.limit()
+        + ",\"draining\":" + draining
+        + ",\"accepted_connections\":" + counters.connections.sum()
+        + ",\"streams\":" + counters.streams.sum()
+        + ",\"rejected\":" + counters.rejected.sum()
+        + ",\"engine\":{\"running\":" + engineStats.running()
+        + ",\"generated_tokens\":" + engineStats.generatedTokens()
+        + ",\"aborted\":" + engineStats.aborted() + "}}";
+  }
+
+  private HttpResponse refuse(ServeReason reason, String message) {
+    return error(new ApiError(ApiError.Code.OVERLOADED, message, null))
+        .addHeader(RawHeader.create(SluiceHeaders.SERVE_REASON, reason.value()));
+  }
+
+  private HttpResponse error(ApiError error) {
+    return json(error.status(), error.toJson()).addHeader(servedBy);
+  }
+
+  private static ApiError unwrap(Throwable failure) {
+    Throwable cause = failure;
+    while (cause instanceof java.util.concurrent.CompletionException && cause.getCause() != null) {
+      cause = cause.getCause();
+    }
+    if (cause instanceof ApiError apiError) {
+      return apiError;
+    }
+    if (cause instanceof org.apache.pekko.http.scaladsl.model.EntityStreamSizeException) {
+      return new ApiError(ApiError.Code.PAYLOAD_TOO_LARGE, "Request body too large", null);
+    }
+    return new ApiError(ApiError.Code.INTERNAL, "Internal error: " + cause, null);
+  }
+
+  private static HttpResponse json(int status, String body) {
+    return HttpResponse.create().withStatus(status)
+        .withEntity(HttpEntities.create(ContentTypes.APPLICATION_JSON, body));
+  }
+
+  private static CompletionStage<HttpResponse> done(HttpResponse response) {
+    return CompletableFuture.completedFuture(response);
+  }
+
+}

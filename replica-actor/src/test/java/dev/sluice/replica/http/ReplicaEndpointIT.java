@@ -1,0 +1,168 @@
+package dev.sluice.replica.http;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.typesafe.config.ConfigFactory;
+import dev.sluice.core.config.EngineConfig;
+import dev.sluice.core.testing.Await;
+import dev.sluice.core.testing.SseFrames;
+import dev.sluice.replica.engine.SimulatedEngine;
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.io.OutputStream;
+import java.net.Socket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
+import org.apache.pekko.http.javadsl.ServerBinding;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+class ReplicaEndpointIT {
+
+  private static final ActorTestKit testKit = ActorTestKit.create(
+      ConfigFactory.parseResources("application-test-base.conf").withFallback(ConfigFactory.load()));
+  private static final HttpClient client = HttpClient.newHttpClient();
+  private static final SimulatedEngine engine =
+      new SimulatedEngine(new EngineConfig("simulated", 0, 10, 8, 4096));
+  private static ReplicaHttpHandler handler;
+  private static ServerBinding binding;
+  private static String base;
+
+  @BeforeAll
+  static void start() throws Exception {
+    handler = new ReplicaHttpHandler(testKit.system(), new ReplicaEndpointSettings(
+        "llm#sim#abcd1234", "sim", 2, 8, 4096, 1 << 20, Duration.ofSeconds(5),
+        Duration.ofSeconds(5)), engine);
+    binding = ReplicaServer.bind(testKit.system(), "127.0.0.1", List.of(0), handler)
+        .toCompletableFuture().get();
+    base = "http://127.0.0.1:" + binding.localAddress().getPort();
+  }
+
+  @AfterAll
+  static void stop() {
+    binding.unbind();
+    testKit.shutdownTestKit();
+  }
+
+  private static HttpResponse<String> post(String path, String body) throws Exception {
+    return client.send(HttpRequest.newBuilder(URI.create(base + path))
+        .POST(HttpRequest.BodyPublishers.ofString(body))
+        .header("content-type", "application/json").build(), HttpResponse.BodyHandlers.ofString());
+  }
+
+  @Test
+  void streamsChatCompletionAsSse() throws Exception {
+    HttpResponse<String> response = post("/v1/chat/completions", """
+        {"model":"sim","messages":[{"role":"user","content":"hi"}],"max_tokens":5,
+         "stream":true,"stream_options":{"include_usage":true}}""");
+
+    assertThat(response.statusCode()).isEqualTo(200);
+    assertThat(response.headers().firstValue("content-type")).hasValue("text/event-stream");
+    assertThat(response.headers().firstValue("x-sluice-served-by")).hasValue("llm#sim#abcd1234");
+    List<JsonNode> frames = SseFrames.jsonFrames(response.body());
+    assertThat(frames.get(0).at("/choices/0/delta/role").asText()).isEqualTo("assistant");
+    assertThat(frames).allSatisfy(f ->
+        assertThat(f.get("object").asText()).isEqualTo("chat.completion.chunk"));
+    JsonNode last = frames.get(frames.size() - 2);
+    assertThat(last.at("/choices/0/finish_reason").asText()).isEqualTo("length");
+    JsonNode usage = frames.get(frames.size() - 1).get("usage");
+    assertThat(usage.get("completion_tokens").asInt()).isEqualTo(5);
+    assertThat(SseFrames.text(frames)).isEqualTo(SimulatedEngine.text("hi", 5));
+  }
+
+  @Test
+  void answersWholeCompletionWithDefaultLength() throws Exception {
+    HttpResponse<String> response = post("/v1/completions", "{\"prompt\":\"once\"}");
+
+    assertThat(response.statusCode()).isEqualTo(200);
+    JsonNode json = SseFrames.json(response.body());
+    assertThat(json.get("object").asText()).isEqualTo("text_completion");
+    assertThat(json.at("/choices/0/text").asText()).isEqualTo(SimulatedEngine.text("once", 8));
+    assertThat(json.at("/choices/0/finish_reason").asText()).isEqualTo("stop");
+    assertThat(json.at("/usage/completion_tokens").asInt()).isEqualTo(8);
+  }
+
+  @Test
+  void badInputGetsOpenAiErrorsNamingTheField() throws Exception {
+    assertError(post("/v1/chat/completions", "{\"messages\": [}"), 400, "invalid_json", null);
+    assertError(post("/v1/chat/completions", "{\"max_tokens\": 3}"), 400, "invalid_request",
+        "messages");
+    assertError(post("/v1/chat/completions",
+        "{\"messages\":[{\"role\":\"user\",\"content\":\"x\"}],\"max_tokens\":-1}"), 400,
+        "invalid_request", "max_tokens");
+    assertError(post("/v1/chat/completions",
+        "{\"model\":\"other\",\"messages\":[{\"role\":\"user\",\"content\":\"x\"}]}"), 404,
+        "model_not_found", "model");
+    assertError(post("/v2/nothing", "{}"), 404, "not_found", null);
+    assertThat(handler.slots().ongoing()).isZero();
+  }
+
+  private static void assertError(HttpResponse<String> response, int status, String code,
+      String param) {
+    assertThat(response.statusCode()).isEqualTo(status);
+    JsonNode error = SseFrames.json(response.body()).get("error");
+    assertThat(error.get("code").asText()).isEqualTo(code);
+    assertThat(error.get("message").asText()).isNotBlank();
+    assertThat(error.get("type").asText()).isNotBlank();
+    if (param == null) {
+      assertThat(error.get("param").isNull()).isTrue();
+    } else {
+      assertThat(error.get("param").asText()).isEqualTo(param);
+      assertThat(error.get("message").asText()).contains(param);
+    }
+  }
+
+  @Test
+  void oneOverCapacityIsRefusedWithReason() throws Exception {
+    try (Socket first = openStream(); Socket second = openStream()) {
+      Await.until(Duration.ofSeconds(5), "two slots taken", () -> handler.slots().ongoing() == 2);
+
+      HttpResponse<String> third = post("/v1/chat/completions",
+          "{\"messages\":[{\"role\":\"user\",\"content\":\"x\"}]}");
+
+      assertThat(third.statusCode()).isEqualTo(503);
+      assertThat(third.headers().firstValue("x-serve-reason")).hasValue("replica_at_capacity");
+    }
+    Await.until(Duration.ofSeconds(2), "slots freed after disconnect",
+        () -> handler.slots().ongoing() == 0);
+  }
+
+  @Test
+  void clientDisconnectAbortsTheEngineAndFreesTheSlot() throws Exception {
+    long abortedBefore = engine.stats().aborted();
+    try (Socket socket = openStream()) {
+      BufferedReader reader = new BufferedReader(
+          new InputStreamReader(socket.getInputStream(), StandardCharsets.UTF_8));
+      String line;
+      while ((line = reader.readLine()) != null && !line.startsWith("data: ")) {
+        // skip the response head
+      }
+      assertThat(line).startsWith("data: ");
+      assertThat(handler.slots().ongoing()).isEqualTo(1);
+    }
+    Await.until(Duration.ofSeconds(1), "slot freed", () -> handler.slots().ongoing() == 0);
+    Await.until(Duration.ofSeconds(1), "engine request aborted",
+        () -> engine.stats().aborted() == abortedBefore + 1 && engine.stats().running() == 0);
+  }
+
+  /** Opens a long slow-ish stream on a raw socket (the client controls when it goes away). */
+  private static Socket openStream() throws Exception {
+    Socket socket = new Socket("127.0.0.1", binding.localAddress().getPort());
+    String body = "{\"messages\":[{\"role\":\"user\",\"content\":\"x\"}],\"max_tokens\":4000,"
+        + "\"stream\":true}";
+    String request = "POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Type: "
+        + "application/json\r\nContent-Length: " + body.length() + "\r\n\r\n" + body;
+    OutputStream out = socket.getOutputStream();
+    out.write(request.getBytes(StandardCharsets.UTF_8));
+    out.flush();
+    return socket;
+  }
+}
