@@ -1,0 +1,192 @@
+package dev.sluice.ingress;
+
+import dev.sluice.core.ReplicaInfo;
+import dev.sluice.core.ReplicaSetView;
+import dev.sluice.core.http.ApiError;
+import dev.sluice.core.http.ServeReason;
+import dev.sluice.core.http.SluiceHeaders;
+import dev.sluice.router.LLMRouter;
+import dev.sluice.router.RouteRequest;
+import dev.sluice.router.RouteResult;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.actor.typed.ActorSystem;
+import org.apache.pekko.actor.typed.javadsl.AskPattern;
+import org.apache.pekko.http.javadsl.Http;
+import org.apache.pekko.http.javadsl.model.ContentTypes;
+import org.apache.pekko.http.javadsl.model.HttpEntities;
+import org.apache.pekko.http.javadsl.model.HttpHeader;
+import org.apache.pekko.http.javadsl.model.HttpRequest;
+import org.apache.pekko.http.javadsl.model.HttpResponse;
+import org.apache.pekko.http.javadsl.model.ResponseEntity;
+import org.apache.pekko.http.javadsl.model.headers.RawHeader;
+import org.apache.pekko.http.javadsl.settings.ClientConnectionSettings;
+import org.apache.pekko.http.javadsl.settings.ConnectionPoolSettings;
+import org.apache.pekko.stream.StreamTcpException;
+
+/**
+ * The direct-streaming data path: ask the router singleton for a replica (the only control-path
+ * step), then send the original request to that replica's own endpoint over a pooled keep-alive
+ * connection and stream status, headers and body back unchanged. Per chunk there is no parsing,
+ * no allocation beyond the byte string and no actor message.
+ */
+final class DirectStreamingProxy {
+
+  /** Request headers that describe the client connection, not the request (RFC 9110 §7.6.1). */
+  private static final Set<String> HOP_BY_HOP = Set.of("connection", "keep-alive",
+      "proxy-connection", "proxy-authenticate", "proxy-authorization", "te", "trailer",
+      "transfer-encoding", "upgrade", "host", "content-length", "content-type",
+      "timeout-access", "remote-address", "raw-request-uri", "tls-session-info");
+  /** Response headers Pekko renders itself. */
+  private static final Set<String> RENDERED = Set.of("date", "server", "content-length",
+      "content-type", "transfer-encoding", "connection", "keep-alive");
+
+  private final ActorSystem<?> system;
+  private final ActorRef<LLMRouter.Command> router;
+  private final ReplicaSetView view;
+  private final IngressSettings settings;
+  private final ConnectionPoolSettings poolSettings;
+  private final Http http;
+
+  DirectStreamingProxy(ActorSystem<?> system, ActorRef<LLMRouter.Command> router,
+      ReplicaSetView view, IngressSettings settings) {
+    this.system = system;
+    this.router = router;
+    this.view = view;
+    this.settings = settings;
+    this.http = Http.get(system);
+    this.poolSettings = ConnectionPoolSettings.create(system.classicSystem())
+        .withConnectionSettings(ClientConnectionSettings.create(system.classicSystem())
+            .withConnectingTimeout(toScala(settings.upstreamConnectTimeout()))
+            .withIdleTimeout(toScala(settings.upstreamIdleTimeout())))
+        .withMaxConnections(settings.maxConnectionsPerReplica())
+        .withMaxOpenRequests(settings.maxOpenRequestsPerReplica())
+        .withPipeliningLimit(1)
+        .withMaxRetries(0);
+  }
+
+  private static scala.concurrent.duration.FiniteDuration toScala(java.time.Duration duration) {
+    return scala.concurrent.duration.FiniteDuration.apply(
+        duration.toNanos(), java.util.concurrent.TimeUnit.NANOSECONDS);
+  }
+
+  CompletionStage<HttpResponse> forward(HttpRequest request, String requestId) {
+    Optional<String> session = Optional.empty();
+    for (HttpHeader header : request.getHeaders()) {
+      if (SluiceHeaders.sameHeader(settings.sessionHeader(), header.name())) {
+        session = Optional.of(header.value());
+        break;
+      }
+    }
+    RouteRequest routeRequest = new RouteRequest(requestId, session, Optional.empty());
+    return AskPattern.<LLMRouter.Command, RouteResult>ask(router,
+            replyTo -> new LLMRouter.Route(routeRequest, replyTo),
+            settings.routeTimeout(), system.scheduler())
+        .handle((result, failure) -> {
+          if (failure != null) {
+            request.discardEntityBytes(system);
+            return CompletableFuture.completedFuture(FailClosed.response(
+                ServeReason.ROUTER_UNREACHABLE, requestId,
+                "no answer from the router within " + settings.routeTimeout().toMillis() + " ms"));
+          }
+          return dispatch(request, requestId, result);
+        })
+        .thenCompose(stage -> stage);
+  }
+
+  private CompletionStage<HttpResponse> dispatch(
+      HttpRequest request, String requestId, RouteResult result) {
+    if (result instanceof RouteResult.NotRouted notRouted) {
+      request.discardEntityBytes(system);
+      return CompletableFuture.completedFuture(
+          FailClosed.response(notRouted.reason(), requestId, notRouted.detail()));
+    }
+    String replicaId = ((RouteResult.Routed) result).replica().id().toString();
+    Optional<ReplicaInfo> known = view.replica(replicaId);
+    if (known.isEmpty()) {
+      request.discardEntityBytes(system);
+      return CompletableFuture.completedFuture(FailClosed.response(
+          ServeReason.UNKNOWN_REPLICA_ID, requestId, "replica " + replicaId
+              + " is not in this ingress's replica set yet"));
+    }
+    ReplicaInfo replica = known.get();
+    HttpRequest upstream = upstreamRequest(request, requestId, replica);
+    return http.singleRequest(upstream, http.defaultClientHttpsContext(), poolSettings,
+            system.classicSystem().log())
+        .handle((response, failure) -> failure == null
+            ? relay(response, requestId, replicaId)
+            : upstreamFailure(failure, requestId, replicaId));
+  }
+
+  private HttpRequest upstreamRequest(HttpRequest request, String requestId, ReplicaInfo replica) {
+    List<HttpHeader> headers = new ArrayList<>();
+    for (HttpHeader header : request.getHeaders()) {
+      String name = header.lowercaseName();
+      if (!HOP_BY_HOP.contains(name) && !name.equals(SluiceHeaders.REQUEST_ID)) {
+        headers.add(header);
+      }
+    }
+    headers.add(RawHeader.create(SluiceHeaders.REQUEST_ID, requestId));
+    String uri = "http://" + replica.host() + ":" + replica.port()
+        + request.getUri().getPathString()
+        + request.getUri().rawQueryString().map(q -> "?" + q).orElse("");
+    return HttpRequest.create(uri)
+        .withMethod(request.method())
+        .withProtocol(request.protocol())
+        .addHeaders(headers)
+        .withEntity(request.entity());
+  }
+
+  private HttpResponse relay(HttpResponse response, String requestId, String replicaId) {
+    List<HttpHeader> headers = new ArrayList<>();
+    for (HttpHeader header : response.getHeaders()) {
+      if (!RENDERED.contains(header.lowercaseName())) {
+        headers.add(header);
+      }
+    }
+    headers.add(RawHeader.create(SluiceHeaders.REPLICA, replicaId));
+    headers.add(RawHeader.create(SluiceHeaders.REQUEST_ID, requestId));
+    return HttpResponse.create()
+        .withStatus(response.status())
+        .withHeaders(headers)
+        .withEntity(rewrap(response.entity()));
+  }
+
+  /**
+   * A streamed upstream entity is re-wrapped as a new entity over its data bytes: passing the
+   * upstream's chunked entity through makes Pekko cancel it at the last chunk, and the pool then
+   * drops a connection per request.
+   */
+  private static ResponseEntity rewrap(ResponseEntity entity) {
+    if (entity.isStrict()) {
+      return entity;
+    }
+    if (entity.getContentLengthOption().isPresent()) {
+      return HttpEntities.create(entity.getContentType(),
+          entity.getContentLengthOption().getAsLong(), entity.getDataBytes());
+    }
+    return HttpEntities.createChunked(entity.getContentType(), entity.getDataBytes());
+  }
+
+  private HttpResponse upstreamFailure(Throwable failure, String requestId, String replicaId) {
+    Throwable cause = failure instanceof java.util.concurrent.CompletionException
+        && failure.getCause() != null ? failure.getCause() : failure;
+    if (cause instanceof StreamTcpException) {
+      return FailClosed.response(ServeReason.REPLICA_UNREACHABLE, requestId,
+          "replica " + replicaId + ": " + cause.getMessage().toLowerCase(Locale.ROOT));
+    }
+    system.log().warn("Upstream request {} to {} failed: {}", requestId, replicaId, cause.toString());
+    return HttpResponse.create().withStatus(502)
+        .addHeader(RawHeader.create(SluiceHeaders.REPLICA, replicaId))
+        .addHeader(RawHeader.create(SluiceHeaders.REQUEST_ID, requestId))
+        .withEntity(HttpEntities.create(ContentTypes.APPLICATION_JSON, new ApiError(
+            ApiError.Code.UPSTREAM_FAILED, "Replica " + replicaId + " failed: " + cause.getMessage(),
+            null).toJson()));
+  }
+}

@@ -1,0 +1,52 @@
+package dev.sluice.ingress;
+
+import com.typesafe.config.Config;
+import java.time.Duration;
+
+/**
+ * Settings of the ingress, read once from {@code sluice.ingress}.
+ *
+ * @param routeTimeout how long to wait for the router's pick before failing closed
+ * @param maxConnectionsPerReplica pooled keep-alive connections per replica endpoint
+ * @param maxOpenRequestsPerReplica requests that may wait for or use those connections (power of 2)
+ */
+public record IngressSettings(
+    String host,
+    int port,
+    Duration routeTimeout,
+    String sessionHeader,
+    boolean directStreaming,
+    int maxConnectionsPerReplica,
+    int maxOpenRequestsPerReplica,
+    Duration upstreamConnectTimeout,
+    Duration upstreamIdleTimeout) {
+
+  public static IngressSettings fromConfig(Config root) {
+    Config config = root.getConfig("sluice.ingress");
+    boolean direct = config.getBoolean("direct-streaming");
+    if (!direct) {
+      throw new IllegalArgumentException("sluice.ingress.direct-streaming: off (expected: on; "
+          + "the relayed path is not available in this version)");
+    }
+    int maxOpen = config.getInt("upstream.max-open-requests");
+    if (maxOpen < 1 || Integer.bitCount(maxOpen) != 1) {
+      throw new IllegalArgumentException("sluice.ingress.upstream.max-open-requests: " + maxOpen
+          + " (expected: a power of 2)");
+    }
+    int maxConnections = config.getInt("upstream.max-connections");
+    if (maxConnections < 1) {
+      throw new IllegalArgumentException("sluice.ingress.upstream.max-connections: "
+          + maxConnections + " (expected: >= 1)");
+    }
+    return new IngressSettings(
+        config.getString("host"),
+        config.getInt("port"),
+        config.getDuration("route-timeout"),
+        config.getString("session-header"),
+        direct,
+        maxConnections,
+        maxOpen,
+        config.getDuration("upstream.connect-timeout"),
+        config.getDuration("upstream.idle-timeout"));
+  }
+}
