@@ -199,11 +199,13 @@ public final class Controller extends AbstractBehavior<Controller.Command> {
   private void start(DeploymentId deployment, LlmConfig llm) {
     ActorRef<NodeAgent.Command> node = leastLoadedNode();
     ReplicaId id = ReplicaId.random(deployment);
-    ReplicaInfo info = new ReplicaInfo(id, node.path().address().toString(), "", 0,
+    var address = node.path().address().hasGlobalScope() ? node.path().address()
+        : getContext().getSystem().address();
+    ReplicaInfo info = new ReplicaInfo(id, address.toString(), "", 0,
         llm.deployment().maxOngoingRequests(), ReplicaState.STARTING, List.of(llm.modelId()));
     replicas.put(id, new ReplicaRecord(info, node, Optional.empty(), System.nanoTime()));
     node.tell(new NodeAgent.SpawnReplica(new ReplicaSpec(id, llm), statusAdapter));
-    getContext().getLog().info("Starting replica {} on {}", id, node.path().address());
+    getContext().getLog().info("Starting replica {} on {}", id, address);
   }
 
   private ActorRef<NodeAgent.Command> leastLoadedNode() {

@@ -42,6 +42,7 @@ public final class NodeAgent extends AbstractBehavior<NodeAgent.Command> {
 
   private final ReplicaNodeSettings settings;
   private final Map<ReplicaId, ActorRef<ReplicaActor.Command>> replicas = new HashMap<>();
+  private int spawned;
 
   private NodeAgent(ActorContext<Command> context, ReplicaNodeSettings settings) {
     super(context);
@@ -68,7 +69,7 @@ public final class NodeAgent extends AbstractBehavior<NodeAgent.Command> {
       return this;
     }
     ActorRef<ReplicaActor.Command> replica = getContext().spawn(
-        ReplicaActor.create(spawn.spec(), settings, spawn.replyTo()), "replica-" + id.uniqueId());
+        ReplicaActor.create(spawn.spec(), settings.rotatePorts(spawned++), spawn.replyTo()), "replica-" + id.uniqueId());
     getContext().watchWith(replica, new ReplicaTerminated(id));
     replicas.put(id, replica);
     return this;

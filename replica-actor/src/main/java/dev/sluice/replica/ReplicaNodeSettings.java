@@ -24,6 +24,19 @@ public record ReplicaNodeSettings(
     ports = List.copyOf(ports);
   }
 
+  /**
+   * The same settings with the port list rotated to start at {@code index}, so that replicas
+   * spawned one after another on a node try different ports first instead of racing for one.
+   */
+  public ReplicaNodeSettings rotatePorts(int index) {
+    int start = Math.floorMod(index, ports.size());
+    List<Integer> rotated = new ArrayList<>(ports.size());
+    rotated.addAll(ports.subList(start, ports.size()));
+    rotated.addAll(ports.subList(0, start));
+    return new ReplicaNodeSettings(bindHost, advertiseHost, rotated, maxRequestBytes, bodyTimeout,
+        unconsumedResponseTimeout);
+  }
+
   /** Reads {@code sluice.replica}; an empty host means {@code defaultHost} (the node's). */
   public static ReplicaNodeSettings fromConfig(Config root, String defaultHost) {
     Config config = root.getConfig("sluice.replica");

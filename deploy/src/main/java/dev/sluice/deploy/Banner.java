@@ -1,0 +1,42 @@
+package dev.sluice.deploy;
+
+import dev.sluice.core.ReplicaInfo;
+import dev.sluice.core.ReplicaSet;
+import java.io.PrintStream;
+
+/** What {@code sluice local} prints once it is ready: the mode, where things run, what to try. */
+final class Banner {
+
+  private Banner() {}
+
+  static void print(PrintStream out, SluiceNode node) {
+    String host = node.system().settings().config().getString("sluice.ingress.host");
+    String ingress = "http://" + host + ":" + node.ingressPort().orElseThrow();
+    String model = node.ingressView().all().stream().flatMap(s -> s.modelIds().stream())
+        .findFirst().orElse("sluice-sim");
+    out.println();
+    out.println("Sluice local is ready.");
+    out.println("  Direct streaming: ON (the LLMRouter only picks a replica; tokens flow "
+        + "replica -> ingress -> client)");
+    out.println("  Singletons (role control) on " + node.system().address()
+        + ": controller, llm-router");
+    out.println("  Ingress (OpenAI API): " + ingress);
+    node.routerPort().ifPresent(port -> out.println("  Router endpoint:      http://"
+        + node.system().settings().config().getString("sluice.router.http.host") + ":" + port
+        + "/internal/route"));
+    for (ReplicaSet set : node.ingressView().all()) {
+      for (ReplicaInfo replica : set.replicas()) {
+        out.println("  Replica " + replica.id() + " at http://" + replica.authority());
+      }
+    }
+    out.println();
+    out.println("Try:");
+    out.println("  curl -N " + ingress + "/v1/chat/completions -H 'content-type: application/json' "
+        + "-d '{\"model\":\"" + model + "\",\"messages\":[{\"role\":\"user\",\"content\":"
+        + "\"Hello!\"}],\"stream\":true}'");
+    out.println("  curl " + ingress + "/v1/models");
+    out.println();
+    out.println("Ctrl-C stops Sluice cleanly.");
+    out.flush();
+  }
+}

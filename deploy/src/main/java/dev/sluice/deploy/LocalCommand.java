@@ -1,0 +1,52 @@
+package dev.sluice.deploy;
+
+import com.typesafe.config.ConfigFactory;
+import java.io.PrintStream;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/** {@code sluice local}: the embedded default, one JVM with every role. */
+@Command(name = "local", mixinStandardHelpOptions = true,
+    description = "Run a one-JVM cluster (control, ingress and replica roles) with simulated "
+        + "replicas and print the URLs to try. Ctrl-C stops it cleanly.")
+final class LocalCommand implements Callable<Integer> {
+
+  @Option(names = "--config", paramLabel = "FILE",
+      description = "Application YAML/JSON (default: model sluice-sim, 2 simulated replicas).")
+  Path config;
+
+  @Option(names = "--port", defaultValue = "8000", description = "Ingress port (default: 8000).")
+  int port;
+
+  @Option(names = "--router-port", defaultValue = "8500",
+      description = "Port of POST /internal/route (default: 8500).")
+  int routerPort;
+
+  @Option(names = "--remoting-port", defaultValue = "25520",
+      description = "Pekko remoting port (default: 25520; 0 = any free port).")
+  int remotingPort;
+
+  @Override
+  public Integer call() throws Exception {
+    var overrides = ConfigFactory.parseMap(Map.of(
+        "sluice.ingress.port", port,
+        "sluice.router.http.port", routerPort,
+        "pekko.remote.artery.canonical.port", remotingPort));
+    PrintStream out = System.out;
+    out.println("Starting Sluice local (one JVM: control, ingress, replica)...");
+    SluiceNode node = SluiceNode.start(NodeOptions.local(Optional.ofNullable(config), overrides));
+    Runtime.getRuntime().addShutdownHook(new Thread(() -> System.err.println(
+        "Sluice local: stopping (coordinated shutdown)...")));
+    ClusterReadiness.awaitReplicas(node, Duration.ofSeconds(60));
+    Banner.print(out, node);
+    node.system().getWhenTerminated().toCompletableFuture().get();
+    out.println("Sluice local stopped; ports released.");
+    return 0;
+  }
+
+}

@@ -1,0 +1,55 @@
+package dev.sluice.deploy;
+
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+
+/** The {@code sluice} executable. */
+@Command(
+    name = "sluice",
+    mixinStandardHelpOptions = true,
+    versionProvider = SluiceCli.Version.class,
+    description = "Sluice: an LLM-serving control plane with direct streaming.",
+    subcommands = {LocalCommand.class, NodeCommand.class, EngineSimCommand.class,
+        CommandLine.HelpCommand.class})
+public final class SluiceCli implements Runnable {
+
+  @CommandLine.Spec
+  CommandLine.Model.CommandSpec spec;
+
+  public static void main(String[] args) {
+    System.exit(run(args));
+  }
+
+  /** Runs the CLI and returns the exit code (0 ok, 1 failed at runtime, 2 bad usage). */
+  public static int run(String... args) {
+    CommandLine cli = new CommandLine(new SluiceCli());
+    cli.setExecutionExceptionHandler((e, commandLine, parseResult) -> {
+      commandLine.getErr().println("sluice: " + message(e));
+      return 1;
+    });
+    return cli.execute(args);
+  }
+
+  static String message(Throwable e) {
+    Throwable cause = e;
+    while (cause.getCause() != null && (cause.getMessage() == null
+        || cause instanceof java.util.concurrent.ExecutionException)) {
+      cause = cause.getCause();
+    }
+    return cause.getMessage() != null ? cause.getMessage() : cause.toString();
+  }
+
+  @Override
+  public void run() {
+    throw new CommandLine.ParameterException(spec.commandLine(),
+        "a command is required: local, node or engine-sim");
+  }
+
+  static final class Version implements CommandLine.IVersionProvider {
+    @Override
+    public String[] getVersion() {
+      String version = SluiceCli.class.getPackage().getImplementationVersion();
+      return new String[] {"sluice " + (version == null ? "dev" : version)};
+    }
+  }
+}

@@ -1,0 +1,216 @@
+package dev.sluice.deploy;
+
+import com.typesafe.config.Config;
+import com.typesafe.config.ConfigFactory;
+import com.typesafe.config.ConfigValueFactory;
+import dev.sluice.controller.Controller;
+import dev.sluice.controller.ControllerSettings;
+import dev.sluice.core.ReplicaSetView;
+import dev.sluice.core.config.ApplicationsConfig;
+import dev.sluice.ingress.IngressServer;
+import dev.sluice.ingress.IngressSettings;
+import dev.sluice.ingress.ReplicaDirectory;
+import dev.sluice.replica.NodeAgent;
+import dev.sluice.replica.ReplicaNodeSettings;
+import dev.sluice.router.LLMRouter;
+import dev.sluice.router.RouterSettings;
+import dev.sluice.router.http.RouterHttpEndpoint;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.apache.pekko.actor.Address;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.actor.typed.ActorSystem;
+import org.apache.pekko.actor.typed.Behavior;
+import org.apache.pekko.actor.typed.Props;
+import org.apache.pekko.actor.typed.SpawnProtocol;
+import org.apache.pekko.actor.typed.javadsl.AskPattern;
+import org.apache.pekko.cluster.typed.Cluster;
+import org.apache.pekko.cluster.typed.ClusterSingleton;
+import org.apache.pekko.cluster.typed.ClusterSingletonSettings;
+import org.apache.pekko.cluster.typed.Join;
+import org.apache.pekko.cluster.typed.SingletonActor;
+import org.apache.pekko.http.javadsl.ServerBinding;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One Sluice node: an actor system in the cluster with the components of its roles. The only
+ * place where modules are wired together.
+ */
+public final class SluiceNode implements AutoCloseable {
+
+  private static final Logger log = LoggerFactory.getLogger(SluiceNode.class);
+  private static final Duration STARTUP = Duration.ofSeconds(30);
+  private static final Duration UNBIND_DEADLINE = Duration.ofSeconds(5);
+
+  private final ActorSystem<SpawnProtocol.Command> system;
+  private final NodeOptions options;
+  private final Optional<ApplicationsConfig> apps;
+  private final ActorRef<LLMRouter.Command> router;
+  private final Optional<ActorRef<Controller.Command>> controller;
+  private final Optional<ServerBinding> ingressBinding;
+  private final Optional<ServerBinding> routerBinding;
+  private final ReplicaSetView ingressView = new ReplicaSetView();
+
+  private SluiceNode(NodeOptions options) throws Exception {
+    this.options = options;
+    Config config = config(options);
+    this.system = ActorSystem.create(SpawnProtocol.create(), "sluice", config);
+    try {
+      join(options);
+      this.apps = options.has(Role.CONTROL)
+          ? Optional.of(AppConfigs.load(options.appConfig())) : Optional.empty();
+      this.router = ClusterSingleton.get(system).init(
+          SingletonActor.of(LLMRouter.create(), "llm-router")
+              .withStopMessage(LLMRouter.Stop.INSTANCE)
+              .withSettings(controlRole()));
+      this.controller = apps.map(desired -> ClusterSingleton.get(system).init(
+          SingletonActor.of(Controller.create(ControllerSettings.fromConfig(config), desired),
+                  "controller")
+              .withStopMessage(Controller.Stop.INSTANCE)
+              .withSettings(controlRole())));
+      if (options.has(Role.REPLICA)) {
+        String host = config.getString("pekko.remote.artery.canonical.hostname");
+        spawn(NodeAgent.create(ReplicaNodeSettings.fromConfig(config, host)), "node-agent");
+      }
+      this.routerBinding = options.has(Role.CONTROL)
+          ? bindRouter(RouterSettings.fromConfig(config)) : Optional.empty();
+      if (options.has(Role.INGRESS)) {
+        IngressSettings settings = IngressSettings.fromConfig(config);
+        spawn(ReplicaDirectory.create(ingressView), "replica-directory");
+        ServerBinding binding = await(IngressServer.start(system, router, settings, ingressView));
+        binding.addToCoordinatedShutdown(UNBIND_DEADLINE, system);
+        this.ingressBinding = Optional.of(binding);
+      } else {
+        this.ingressBinding = Optional.empty();
+      }
+    } catch (Exception | Error e) {
+      system.terminate();
+      throw e;
+    }
+  }
+
+  /** Starts a node; fails (and cleans up) if a component cannot start. */
+  public static SluiceNode start(NodeOptions options) throws Exception {
+    return new SluiceNode(options);
+  }
+
+  private ClusterSingletonSettings controlRole() {
+    return ClusterSingletonSettings.create(system).withRole(Role.CONTROL.clusterRole());
+  }
+
+  private Optional<ServerBinding> bindRouter(RouterSettings settings) throws Exception {
+    if (settings.httpPort() < 0) {
+      return Optional.empty();
+    }
+    ServerBinding binding = await(new RouterHttpEndpoint(system, router, settings).bind());
+    binding.addToCoordinatedShutdown(UNBIND_DEADLINE, system);
+    return Optional.of(binding);
+  }
+
+  private void join(NodeOptions options) {
+    Cluster cluster = Cluster.get(system);
+    if (options.seedNodes().isEmpty()) {
+      cluster.manager().tell(Join.create(cluster.selfMember().address()));
+    } else {
+      List<Address> seeds = options.seedNodes().stream().map(SluiceNode::seedAddress).toList();
+      cluster.manager().tell(new org.apache.pekko.cluster.typed.JoinSeedNodes(seeds));
+    }
+  }
+
+  static Address seedAddress(String hostPort) {
+    int colon = hostPort.lastIndexOf(':');
+    try {
+      if (colon <= 0) {
+        throw new NumberFormatException();
+      }
+      return new Address("pekko", "sluice", hostPort.substring(0, colon),
+          Integer.parseInt(hostPort.substring(colon + 1)));
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException(
+          "--seed-nodes: '" + hostPort + "' (expected: host:port, e.g. 10.0.0.5:25520)");
+    }
+  }
+
+  private <T> void spawn(Behavior<T> behavior, String name) throws Exception {
+    await(AskPattern.<SpawnProtocol.Command, ActorRef<T>>ask(system,
+        replyTo -> new SpawnProtocol.Spawn<>(behavior, name, Props.empty(), replyTo),
+        STARTUP, system.scheduler()));
+  }
+
+  private static <T> T await(CompletionStage<T> stage) throws Exception {
+    try {
+      return stage.toCompletableFuture().get(STARTUP.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (ExecutionException e) {
+      throw e.getCause() instanceof Exception cause ? cause : e;
+    } catch (TimeoutException e) {
+      throw new IllegalStateException("node component did not start within " + STARTUP, e);
+    }
+  }
+
+  /** Options first, then tests' overrides, then application.conf and every reference.conf. */
+  static Config config(NodeOptions options) {
+    List<String> roles = options.roles().stream().map(Role::clusterRole).sorted().toList();
+    Config fromOptions = ConfigFactory.empty()
+        .withValue("pekko.cluster.roles", ConfigValueFactory.fromIterable(roles));
+    if (options.host().isPresent()) {
+      fromOptions = fromOptions.withValue("pekko.remote.artery.canonical.hostname",
+          ConfigValueFactory.fromAnyRef(options.host().get()));
+    }
+    if (options.remotingPort().isPresent()) {
+      fromOptions = fromOptions.withValue("pekko.remote.artery.canonical.port",
+          ConfigValueFactory.fromAnyRef(options.remotingPort().get()));
+    }
+    return options.overrides().withFallback(fromOptions).withFallback(ConfigFactory.load())
+        .resolve();
+  }
+
+  public ActorSystem<?> system() {
+    return system;
+  }
+
+  public Optional<ApplicationsConfig> applications() {
+    return apps;
+  }
+
+  public ActorRef<LLMRouter.Command> router() {
+    return router;
+  }
+
+  public Optional<ActorRef<Controller.Command>> controller() {
+    return controller;
+  }
+
+  /** What this node's ingress knows about replicas (empty unless it has the ingress role). */
+  public ReplicaSetView ingressView() {
+    return ingressView;
+  }
+
+  public Optional<Integer> ingressPort() {
+    return ingressBinding.map(b -> b.localAddress().getPort());
+  }
+
+  public Optional<Integer> routerPort() {
+    return routerBinding.map(b -> b.localAddress().getPort());
+  }
+
+  public NodeOptions options() {
+    return options;
+  }
+
+  /** Coordinated shutdown: unbind, stop singletons and replicas, leave, terminate. */
+  @Override
+  public void close() {
+    system.terminate();
+    try {
+      system.getWhenTerminated().toCompletableFuture().get(30, TimeUnit.SECONDS);
+    } catch (Exception e) {
+      log.warn("Node did not terminate within 30 s: {}", e.toString());
+    }
+  }
+}
