@@ -55,11 +55,9 @@ public final class IngressHandler implements Function<HttpRequest, CompletionSta
     }
     request.discardEntityBytes(system);
     HttpResponse response;
-    if (!request.method().equals(HttpMethods.GET)) {
-      response = completion || isLocalPath(path)
-          ? error(new ApiError(ApiError.Code.METHOD_NOT_ALLOWED,
-              "Method " + request.method().value() + " not allowed on " + path, null))
-          : notFound(path);
+    if (completion || (isLocalPath(path) && !request.method().equals(HttpMethods.GET))) {
+      response = error(new ApiError(ApiError.Code.METHOD_NOT_ALLOWED,
+          "Method " + request.method().value() + " not allowed on " + path, null));
     } else if (path.equals(MODELS)) {
       response = json(ModelCatalog.list(view));
     } else if (path.startsWith(MODELS + "/")) {

@@ -1,0 +1,163 @@
+package dev.sluice.ingress;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.typesafe.config.ConfigFactory;
+import dev.sluice.core.DeploymentId;
+import dev.sluice.core.ReplicaId;
+import dev.sluice.core.ReplicaInfo;
+import dev.sluice.core.ReplicaSet;
+import dev.sluice.core.ReplicaSetView;
+import dev.sluice.core.ReplicaState;
+import dev.sluice.core.http.ServeReason;
+import dev.sluice.router.LLMRouter;
+import dev.sluice.router.RouteRequest;
+import dev.sluice.router.RouteResult;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Function;
+import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
+import org.apache.pekko.actor.typed.javadsl.Behaviors;
+import org.apache.pekko.http.javadsl.ServerBinding;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** The ingress against a scripted router: every fail-closed reason, and what the router is told. */
+class IngressIT {
+
+  private static final ActorTestKit testKit = ActorTestKit.create(
+      ConfigFactory.parseResources("application-test-base.conf").withFallback(ConfigFactory.load()));
+  private static final HttpClient client = HttpClient.newHttpClient();
+  private static final AtomicReference<Function<RouteRequest, RouteResult>> script =
+      new AtomicReference<>();
+  private static final LinkedBlockingQueue<RouteRequest> seen = new LinkedBlockingQueue<>();
+  private static final ReplicaSetView view = new ReplicaSetView();
+  private static ServerBinding binding;
+  private static ReplicaInfo closedPortReplica;
+
+  @BeforeAll
+  static void start() throws Exception {
+    var router = testKit.spawn(Behaviors.<LLMRouter.Command>receiveMessage(command -> {
+      if (command instanceof LLMRouter.Route route) {
+        seen.add(route.request());
+        RouteResult result = script.get().apply(route.request());
+        if (result != null) {
+          route.replyTo().tell(result);
+        }
+      }
+      return Behaviors.same();
+    }));
+    int closedPort;
+    try (ServerSocket socket = new ServerSocket(0)) {
+      closedPort = socket.getLocalPort();
+    }
+    closedPortReplica = new ReplicaInfo(ReplicaId.parse("llm#sim#closed00"), "node", "127.0.0.1",
+        closedPort, 4, ReplicaState.RUNNING, List.of("sim"));
+    view.apply(new ReplicaSet(new DeploymentId("llm", "sim"), 1, "/", List.of("sim"),
+        "round-robin", Map.of(), List.of(closedPortReplica)));
+    IngressSettings settings = new IngressSettings("127.0.0.1", 0, Duration.ofMillis(300),
+        "x-session-id", true, 8, 16, Duration.ofSeconds(1), Duration.ofSeconds(30));
+    binding = IngressServer.start(testKit.system(), router, settings, view)
+        .toCompletableFuture().get();
+  }
+
+  @AfterAll
+  static void stop() {
+    binding.unbind();
+    testKit.shutdownTestKit();
+  }
+
+  @BeforeEach
+  void clear() {
+    seen.clear();
+  }
+
+  private static HttpResponse<String> chat(String... headers) throws Exception {
+    var request = HttpRequest.newBuilder(URI.create(
+            "http://127.0.0.1:" + binding.localAddress().getPort() + "/v1/chat/completions"))
+        .POST(HttpRequest.BodyPublishers.ofString(
+            "{\"messages\":[{\"role\":\"user\",\"content\":\"x\"}]}"));
+    if (headers.length > 0) {
+      request.headers(headers);
+    }
+    return client.send(request.build(), HttpResponse.BodyHandlers.ofString());
+  }
+
+  private static void assertFailClosed(HttpResponse<String> response, ServeReason reason) {
+    assertThat(response.statusCode()).isEqualTo(503);
+    assertThat(response.headers().firstValue("x-serve-reason")).hasValue(reason.value());
+    assertThat(response.headers().firstValue("content-type")).hasValue("text/plain; charset=UTF-8");
+    assertThat(response.body()).isEqualTo("Ingress request router failed: " + reason.value());
+    assertThat(response.headers().firstValue("x-request-id")).isPresent();
+  }
+
+  @Test
+  void routerSilenceFailsClosedAsUnreachable() throws Exception {
+    script.set(request -> null);
+
+    assertFailClosed(chat(), ServeReason.ROUTER_UNREACHABLE);
+  }
+
+  @Test
+  void routerRefusalPassesItsReason() throws Exception {
+    script.set(request -> new RouteResult.NotRouted(ServeReason.NO_REPLICAS, "none"));
+
+    assertFailClosed(chat(), ServeReason.NO_REPLICAS);
+  }
+
+  @Test
+  void replicaUnknownToTheIngressFailsClosed() throws Exception {
+    script.set(request -> new RouteResult.Routed(new ReplicaInfo(
+        ReplicaId.parse("llm#sim#unknown0"), "node", "127.0.0.1", 1, 4, ReplicaState.RUNNING,
+        List.of("sim"))));
+
+    assertFailClosed(chat(), ServeReason.UNKNOWN_REPLICA_ID);
+  }
+
+  @Test
+  void refusedConnectionFailsClosedAsReplicaUnreachable() throws Exception {
+    script.set(request -> new RouteResult.Routed(closedPortReplica));
+
+    assertFailClosed(chat(), ServeReason.REPLICA_UNREACHABLE);
+  }
+
+  @Test
+  void passesSessionHeaderAndRequestIdToTheRouter() throws Exception {
+    script.set(request -> new RouteResult.NotRouted(ServeReason.NO_REPLICAS, "none"));
+
+    HttpResponse<String> response = chat("X_Session_ID", "user-42", "x-request-id", "rid-7");
+
+    RouteRequest routed = seen.poll(5, TimeUnit.SECONDS);
+    assertThat(routed).isNotNull();
+    assertThat(routed.sessionId()).hasValue("user-42");
+    assertThat(routed.requestId()).isEqualTo("rid-7");
+    assertThat(routed.model()).isEmpty();
+    assertThat(response.headers().firstValue("x-request-id")).hasValue("rid-7");
+  }
+
+  @Test
+  void wrongMethodAndUnknownPathGetOpenAiErrors() throws Exception {
+    var get = client.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:"
+        + binding.localAddress().getPort() + "/v1/chat/completions")).build(),
+        HttpResponse.BodyHandlers.ofString());
+    assertThat(get.statusCode()).isEqualTo(405);
+    assertThat(get.body()).contains("\"code\":\"method_not_allowed\"");
+    var missing = client.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:"
+        + binding.localAddress().getPort() + "/v2/x")).build(),
+        HttpResponse.BodyHandlers.ofString());
+    assertThat(missing.statusCode()).isEqualTo(404);
+    assertThat(missing.body()).contains("\"type\":\"invalid_request_error\"");
+    assertThat(seen).isEmpty();
+  }
+}
