@@ -9,7 +9,7 @@ import picocli.CommandLine.Command;
     mixinStandardHelpOptions = true,
     versionProvider = SluiceCli.Version.class,
     description = "Sluice: an LLM-serving control plane with direct streaming.",
-    subcommands = {LocalCommand.class, NodeCommand.class, EngineSimCommand.class,
+    subcommands = {LocalCommand.class, NodeCommand.class, EngineSimCommand.class, BenchCommand.class,
         CommandLine.HelpCommand.class})
 public final class SluiceCli implements Runnable {
 
@@ -17,11 +17,11 @@ public final class SluiceCli implements Runnable {
   CommandLine.Model.CommandSpec spec;
 
   public static void main(String[] args) {
-    System.exit(run(args));
+    System.exit(execute(args));
   }
 
   /** Runs the CLI and returns the exit code (0 ok, 1 failed at runtime, 2 bad usage). */
-  public static int run(String... args) {
+  public static int execute(String... args) {
     CommandLine cli = new CommandLine(new SluiceCli());
     cli.setExecutionExceptionHandler((e, commandLine, parseResult) -> {
       commandLine.getErr().println("sluice: " + message(e));
@@ -42,7 +42,7 @@ public final class SluiceCli implements Runnable {
   @Override
   public void run() {
     throw new CommandLine.ParameterException(spec.commandLine(),
-        "a command is required: local, node or engine-sim");
+        "a command is required: local, node, engine-sim or bench");
   }
 
   static final class Version implements CommandLine.IVersionProvider {

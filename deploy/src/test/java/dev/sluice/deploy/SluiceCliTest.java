@@ -1,0 +1,84 @@
+package dev.sluice.deploy;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+
+class SluiceCliTest {
+
+  private static String stderrOf(Runnable action) {
+    PrintStream original = System.err;
+    ByteArrayOutputStream captured = new ByteArrayOutputStream();
+    System.setErr(new PrintStream(captured, true, StandardCharsets.UTF_8));
+    try {
+      action.run();
+    } finally {
+      System.setErr(original);
+    }
+    return captured.toString(StandardCharsets.UTF_8);
+  }
+
+  @Test
+  void unknownRoleIsAUsageError() {
+    assertThatThrownBy(() -> Role.parse("control,gpu"))
+        .hasMessage("--roles: 'gpu' (expected: control, ingress, replica)");
+  }
+
+  @Test
+  void badSeedNodeIsNamed() {
+    assertThatThrownBy(() -> SluiceNode.seedAddress("nohostport"))
+        .hasMessageContaining("--seed-nodes: 'nohostport' (expected: host:port");
+  }
+
+  @Test
+  void missingConfigFileFailsWithItsName() {
+    int[] code = new int[1];
+    String err = stderrOf(() -> code[0] = SluiceCli.execute("local", "--config", "/no/such.yaml",
+        "--port", "0", "--router-port", "0", "--remoting-port", "0"));
+
+    assertThat(code[0]).isEqualTo(1);
+    assertThat(err).contains("--config: /no/such.yaml (expected: a readable YAML or JSON file)");
+  }
+
+  @Test
+  void invalidApplicationConfigNamesTheField() {
+    var file = TestNodes.appFile(TestNodes.app(2, 0, 0, 4).replace("max_ongoing_requests: 4",
+        "max_ongoing_requests: 0"));
+
+    assertThatThrownBy(() -> AppConfigs.load(Optional.of(file)))
+        .hasMessage("applications[0].llm_configs[0].deployment_config.max_ongoing_requests: 0 "
+            + "(expected: >= 1)");
+  }
+
+  @Test
+  void unknownRequestRouterFailsStartupListingKnownKeys() {
+    var file = TestNodes.appFile(TestNodes.app(1, 0, 0, 4).replace("max_ongoing_requests: 4}",
+        "max_ongoing_requests: 4, request_router_config: {request_router_class: fastest}}"));
+
+    assertThatThrownBy(() -> AppConfigs.load(Optional.of(file)))
+        .hasMessageContaining("request_router_class: 'fastest' (expected: one of round-robin");
+  }
+
+  @Test
+  void noCommandIsAUsageError() {
+    int[] code = new int[1];
+    String err = stderrOf(() -> code[0] = SluiceCli.execute());
+
+    assertThat(code[0]).isEqualTo(2);
+    assertThat(err).contains("a command is required");
+  }
+
+  @Test
+  void defaultAppIsValid() {
+    var apps = AppConfigs.load(Optional.empty());
+
+    assertThat(apps.applications().get(0).llmConfigs().get(0).modelId()).isEqualTo("sluice-sim");
+    assertThat(apps.applications().get(0).llmConfigs().get(0).deployment().numReplicas())
+        .isEqualTo(2);
+  }
+}
