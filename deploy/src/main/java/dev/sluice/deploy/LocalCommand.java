@@ -4,6 +4,7 @@ import com.typesafe.config.ConfigFactory;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Callable;
@@ -20,23 +21,31 @@ final class LocalCommand implements Callable<Integer> {
       description = "Application YAML/JSON (default: model sluice-sim, 2 simulated replicas).")
   Path config;
 
-  @Option(names = "--port", defaultValue = "8000", description = "Ingress port (default: 8000).")
-  int port;
+  @Option(names = "--port",
+      description = "Ingress port (default: sluice.ingress.port, 8000).")
+  Integer port;
 
-  @Option(names = "--router-port", defaultValue = "8500",
-      description = "Port of POST /internal/route (default: 8500).")
-  int routerPort;
+  @Option(names = "--router-port",
+      description = "Port of POST /internal/route (default: sluice.router.http.port, 8500).")
+  Integer routerPort;
 
-  @Option(names = "--remoting-port", defaultValue = "25520",
+  @Option(names = "--remoting-port",
       description = "Pekko remoting port (default: 25520; 0 = any free port).")
-  int remotingPort;
+  Integer remotingPort;
 
   @Override
   public Integer call() throws Exception {
-    var overrides = ConfigFactory.parseMap(Map.of(
-        "sluice.ingress.port", port,
-        "sluice.router.http.port", routerPort,
-        "pekko.remote.artery.canonical.port", remotingPort));
+    Map<String, Object> given = new HashMap<>();
+    if (port != null) {
+      given.put("sluice.ingress.port", port);
+    }
+    if (routerPort != null) {
+      given.put("sluice.router.http.port", routerPort);
+    }
+    if (remotingPort != null) {
+      given.put("pekko.remote.artery.canonical.port", remotingPort);
+    }
+    var overrides = ConfigFactory.parseMap(given);
     PrintStream out = System.out;
     out.println("Starting Sluice local (one JVM: control, ingress, replica)...");
     SluiceNode node = SluiceNode.start(NodeOptions.local(Optional.ofNullable(config), overrides));
