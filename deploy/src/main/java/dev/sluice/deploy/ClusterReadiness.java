@@ -3,22 +3,47 @@ package dev.sluice.deploy;
 import dev.sluice.core.ReplicaSet;
 import dev.sluice.core.config.ApplicationConfig;
 import dev.sluice.core.config.LlmConfig;
+import dev.sluice.router.LLMRouter;
+import dev.sluice.router.RouteRequest;
+import dev.sluice.router.RouteResult;
 import java.time.Duration;
 import java.util.Optional;
+import org.apache.pekko.actor.typed.javadsl.AskPattern;
 
-/** Waits until a local node's ingress sees every deployment at its desired replica count. */
+/**
+ * Waits until a local node is ready to serve: its ingress sees every deployment at its desired
+ * replica count, and the router singleton (which learns replica sets on its own subscription)
+ * can pick a replica.
+ */
 final class ClusterReadiness {
 
   private ClusterReadiness() {}
 
   static void awaitReplicas(SluiceNode node, Duration deadline) throws InterruptedException {
     long end = System.nanoTime() + deadline.toNanos();
-    while (!ready(node)) {
+    while (!ready(node) || !routerPicks(node)) {
       if (System.nanoTime() > end) {
         throw new IllegalStateException("replicas not RUNNING and visible to the ingress within "
             + deadline.toSeconds() + " s; see the log above");
       }
       Thread.sleep(50);
+    }
+  }
+
+  private static boolean routerPicks(SluiceNode node) {
+    if (node.applications().isEmpty() || node.applications().get().applications().stream()
+        .allMatch(app -> app.llmConfigs().stream()
+            .allMatch(llm -> llm.deployment().numReplicas() == 0))) {
+      return true;
+    }
+    try {
+      RouteResult result = AskPattern.<LLMRouter.Command, RouteResult>ask(node.router(),
+              replyTo -> new LLMRouter.Route(new RouteRequest("readiness-probe", Optional.empty(),
+                  Optional.empty()), replyTo), Duration.ofSeconds(1), node.system().scheduler())
+          .toCompletableFuture().get();
+      return result instanceof RouteResult.Routed;
+    } catch (Exception e) {
+      return false;
     }
   }
 
