@@ -63,6 +63,8 @@ public final class SluiceNode implements AutoCloseable {
     this.system = ActorSystem.create(SpawnProtocol.create(), "sluice", config);
     try {
       join(options);
+      log.info("Node {} joining with roles {}; singletons (controller, llm-router) run on the "
+          + "oldest node with role control", system.address(), options.roles());
       this.apps = options.has(Role.CONTROL)
           ? Optional.of(AppConfigs.load(options.appConfig())) : Optional.empty();
       this.router = ClusterSingleton.get(system).init(
@@ -86,6 +88,8 @@ public final class SluiceNode implements AutoCloseable {
         ServerBinding binding = await(IngressServer.start(system, router, settings, ingressView));
         binding.addToCoordinatedShutdown(UNBIND_DEADLINE, system);
         this.ingressBinding = Optional.of(binding);
+        log.info("Ingress listening on {}; direct streaming ON: the LLMRouter only picks, tokens "
+            + "flow replica -> ingress -> client", binding.localAddress());
       } else {
         this.ingressBinding = Optional.empty();
       }
