@@ -33,7 +33,8 @@ class ControllerIT {
   @Test
   void keepsTheDesiredReplicasRunningAndPublishesThem() {
     var node = testKit.spawn(NodeAgent.create(new ReplicaNodeSettings("127.0.0.1", "127.0.0.1", List.of(0),
-        1 << 20, Duration.ofSeconds(5), Duration.ofSeconds(5))));
+        1 << 20, Duration.ofSeconds(5), Duration.ofSeconds(5), Duration.ofSeconds(5),
+        Duration.ofMillis(50), Duration.ofSeconds(1))));
     var apps = ApplicationsConfigParser.parse("""
         applications:
           - name: llm

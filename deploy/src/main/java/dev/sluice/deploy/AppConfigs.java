@@ -55,7 +55,7 @@ final class AppConfigs {
       for (int l = 0; l < app.llmConfigs().size(); l++) {
         LlmConfig llm = app.llmConfigs().get(l);
         try {
-          RequestRouters.create(llm.deployment().requestRouter().requestRouterClass(),
+          RequestRouters.validate(llm.deployment().requestRouter().requestRouterClass(),
               llm.deployment().requestRouter().kwargs());
         } catch (IllegalArgumentException e) {
           throw new ConfigException("applications[" + a + "].llm_configs[" + l

@@ -38,8 +38,7 @@ final class ClusterReadiness {
     }
     try {
       RouteResult result = AskPattern.<LLMRouter.Command, RouteResult>ask(node.router(),
-              replyTo -> new LLMRouter.Route(new RouteRequest("readiness-probe", Optional.empty(),
-                  Optional.empty()), replyTo), Duration.ofSeconds(1), node.system().scheduler())
+              replyTo -> new LLMRouter.Route(RouteRequest.of("readiness-probe", Optional.empty()), replyTo), Duration.ofSeconds(1), node.system().scheduler())
           .toCompletableFuture().get();
       return result instanceof RouteResult.Routed;
     } catch (Exception e) {

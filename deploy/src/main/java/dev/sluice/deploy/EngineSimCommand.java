@@ -39,24 +39,33 @@ final class EngineSimCommand implements Callable<Integer> {
       description = "Output length when a request sets none.")
   int maxTokens;
 
+  @Option(names = "--max-num-seqs", defaultValue = "256",
+      description = "Requests generated at once; more wait (default: 256).")
+  int maxNumSeqs;
+
+  @Option(names = "--kv-cache-blocks", defaultValue = "4096",
+      description = "Prefix-cache capacity in 16-token blocks (default: 4096).")
+  int kvCacheBlocks;
+
   @Option(names = "--max-ongoing-requests", defaultValue = "1024",
       description = "Concurrent requests before 503 replica_at_capacity.")
   int maxOngoing;
 
   @Override
   public Integer call() throws Exception {
-    if (ttftMs < 0 || itlMs < 0 || maxTokens < 1 || maxOngoing < 1) {
-      throw new IllegalArgumentException("--ttft-ms/--itl-ms: >= 0, --max-tokens and "
-          + "--max-ongoing-requests: >= 1");
+    if (ttftMs < 0 || itlMs < 0 || maxTokens < 1 || maxOngoing < 1 || maxNumSeqs < 1
+        || kvCacheBlocks < 1) {
+      throw new IllegalArgumentException("--ttft-ms/--itl-ms: >= 0; --max-tokens, "
+          + "--max-ongoing-requests, --max-num-seqs, --kv-cache-blocks: >= 1");
     }
     ActorSystem<Void> system = ActorSystem.create(Behaviors.empty(), "sluice-engine-sim",
         ConfigFactory.parseString("pekko.actor.provider = local").withFallback(
             ConfigFactory.load()));
     var handler = new ReplicaHttpHandler(system, new ReplicaEndpointSettings(
         "standalone#" + model + "#enginesim", model, maxOngoing, maxTokens, 1 << 20, 8 << 20,
-        Duration.ofSeconds(10), Duration.ofSeconds(10)),
+        Duration.ofSeconds(10), Duration.ofSeconds(10), Duration.ofSeconds(10)),
         new SimulatedEngine(new EngineConfig(EngineConfig.SIMULATED, ttftMs, itlMs, maxTokens,
-            1 << 20)));
+            1 << 20, maxNumSeqs, kvCacheBlocks)));
     var binding = ReplicaServer.bind(system, host, List.of(port), handler)
         .toCompletableFuture().get();
     binding.addToCoordinatedShutdown(Duration.ofSeconds(5), system);

@@ -84,7 +84,7 @@ final class DirectStreamingProxy {
         break;
       }
     }
-    RouteRequest routeRequest = new RouteRequest(requestId, session, Optional.empty());
+    RouteRequest routeRequest = RouteRequest.of(requestId, session);
     return AskPattern.<LLMRouter.Command, RouteResult>ask(router,
             replyTo -> new LLMRouter.Route(routeRequest, replyTo),
             settings.routeTimeout(), system.scheduler())

@@ -142,7 +142,7 @@ class IngressIT {
     assertThat(routed).isNotNull();
     assertThat(routed.sessionId()).hasValue("user-42");
     assertThat(routed.requestId()).isEqualTo("rid-7");
-    assertThat(routed.model()).isEmpty();
+    assertThat(routed.body()).isEmpty();
     assertThat(response.headers().firstValue("x-request-id")).hasValue("rid-7");
   }
 

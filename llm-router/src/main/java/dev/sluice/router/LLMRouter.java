@@ -1,20 +1,30 @@
 package dev.sluice.router;
 
+import dev.sluice.core.DeploymentId;
+import dev.sluice.core.ReplicaId;
 import dev.sluice.core.ReplicaInfo;
+import dev.sluice.core.ReplicaLoad;
+import dev.sluice.core.ReplicaLoadTopic;
 import dev.sluice.core.ReplicaSet;
 import dev.sluice.core.ReplicaSetTopic;
-import dev.sluice.core.ReplicaSetView;
-import dev.sluice.core.DeploymentId;
 import dev.sluice.core.http.ServeReason;
+import dev.sluice.core.metrics.SluiceMetrics;
+import dev.sluice.core.openai.ForwardedBody;
+import dev.sluice.core.openai.RoutingKeys;
 import dev.sluice.core.serialization.ClusterMessage;
+import dev.sluice.router.internal.DeploymentRouting;
+import dev.sluice.router.load.LoadTracker;
+import dev.sluice.router.load.ReplicaProber;
+import dev.sluice.router.reserve.ReservationClient;
 import dev.sluice.router.spi.PendingRequest;
-import dev.sluice.router.spi.RequestRouter;
-import dev.sluice.router.spi.RequestRouters;
+import java.time.Duration;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 import org.apache.pekko.actor.NoSerializationVerificationNeeded;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
@@ -22,15 +32,19 @@ import org.apache.pekko.actor.typed.javadsl.AbstractBehavior;
 import org.apache.pekko.actor.typed.javadsl.ActorContext;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.pekko.actor.typed.javadsl.Receive;
+import org.apache.pekko.actor.typed.pubsub.Topic;
 
 /**
  * The routing singleton (role {@code control}). Holds the latest {@link ReplicaSet} and one
- * {@link RequestRouter} per deployment, and answers {@link Route} by <em>picking</em> a replica:
- * one policy call, first replica of the first non-empty rank. It never sees a token.
+ * policy per deployment, plus what it knows of replica load. {@link Route} <em>picks</em> (one
+ * policy call, the first replica of the first non-empty rank; the direct-streaming path);
+ * {@link Choose} <em>reserves</em> a slot, walking the ranks and backing off (the choose/dispatch
+ * path, run by a per-request {@link ReservationWalk}). It never sees a token.
  */
 public final class LLMRouter extends AbstractBehavior<LLMRouter.Command> {
 
-  public sealed interface Command permits Route, Stop, ReplicaSetChanged {}
+  public sealed interface Command permits Route, Choose, RequestCompleted, Stop, SetChanged,
+      LoadReported, ProbeAnswered, ProbeFailed, RankFor, ReservedBy, Observed {}
 
   /** Pick a replica for one request (pick-only, the direct-streaming path). */
   public record Route(RouteRequest request, ActorRef<RouteResult> replyTo)
@@ -41,92 +55,251 @@ public final class LLMRouter extends AbstractBehavior<LLMRouter.Command> {
     }
   }
 
+  /**
+   * Reserve a slot for one request: answers {@link RouteResult.Reserved} or, after backing off
+   * for up to {@code timeoutMillis}, {@link RouteResult.NotRouted}.
+   */
+  public record Choose(RouteRequest request, long timeoutMillis, ActorRef<RouteResult> replyTo)
+      implements Command, ClusterMessage {
+    public Choose {
+      Objects.requireNonNull(request, "request");
+      Objects.requireNonNull(replyTo, "replyTo");
+    }
+  }
+
+  /** A dispatched request finished on {@code replicaId}. */
+  public record RequestCompleted(String replicaId, String requestId)
+      implements Command, ClusterMessage {}
+
   /** The singleton's stop message (handed over on leaving). */
   public enum Stop implements Command, ClusterMessage { INSTANCE }
 
-  private record ReplicaSetChanged(ReplicaSet set)
-      implements Command, NoSerializationVerificationNeeded {}
+  private interface Internal extends NoSerializationVerificationNeeded {}
 
-  private final ReplicaSetView view = new ReplicaSetView();
-  private final Map<DeploymentId, PolicyHolder> policies = new HashMap<>();
+  private record SetChanged(ReplicaSet set) implements Command, Internal {}
 
-  private record PolicyHolder(String routerClass, Map<String, Object> kwargs,
-      Optional<RequestRouter> router, String error) {}
+  private record LoadReported(ReplicaLoad load) implements Command, Internal {}
 
-  private LLMRouter(ActorContext<Command> context) {
+  private record ProbeAnswered(ReplicaInfo replica, ReplicaProber.Probed probed)
+      implements Command, Internal {}
+
+  private record ProbeFailed(ReplicaInfo replica) implements Command, Internal {}
+
+  /** From a walk: rank the candidates for this request (again). */
+  record RankFor(DeploymentId deployment, PendingRequest request, ActorRef<Ranking> replyTo)
+      implements Command, Internal {}
+
+  /** The answer to {@link RankFor}: the ranks and how many replicas the deployment has. */
+  record Ranking(List<List<ReplicaInfo>> ranks, int replicas) implements Internal {}
+
+  /** From a walk: the request got a slot on the replica at {@code rank}. */
+  record ReservedBy(DeploymentId deployment, PendingRequest request, ReplicaInfo replica,
+      int rank, int ongoing) implements Command, Internal {}
+
+  /** From a walk: a replica refused and said how busy it is. */
+  record Observed(ReplicaId replica, int ongoing) implements Command, Internal {}
+
+  private final LoadTracker loads = new LoadTracker();
+  private final Map<DeploymentId, DeploymentRouting> deployments = new HashMap<>();
+  private final ReplicaProber prober;
+  private final ReservationClient reservations;
+  private final SluiceMetrics metrics;
+
+  private LLMRouter(ActorContext<Command> context, SluiceMetrics metrics) {
     super(context);
-    var topic = context.spawn(ReplicaSetTopic.behavior(), "replica-set-topic");
-    topic.tell(ReplicaSetTopic.subscribe(
-        context.messageAdapter(ReplicaSet.class, ReplicaSetChanged::new)));
+    this.metrics = metrics;
+    this.prober = new ReplicaProber(context.getSystem());
+    this.reservations = new ReservationClient(context.getSystem(), Duration.ofSeconds(2));
+    context.spawn(ReplicaSetTopic.behavior(), "replica-set-topic").tell(Topic.subscribe(
+        context.messageAdapter(ReplicaSet.class, SetChanged::new)));
+    context.spawn(ReplicaLoadTopic.behavior(), "replica-load-topic").tell(Topic.subscribe(
+        context.messageAdapter(ReplicaLoad.class, LoadReported::new)));
     context.getLog().info("LLMRouter singleton started on {} (pick-only for direct streaming)",
         context.getSystem().address());
   }
 
   public static Behavior<Command> create() {
-    return Behaviors.setup(LLMRouter::new);
+    return create(SluiceMetrics.global());
+  }
+
+  public static Behavior<Command> create(SluiceMetrics metrics) {
+    return Behaviors.setup(context -> new LLMRouter(context, metrics));
   }
 
   @Override
   public Receive<Command> createReceive() {
     return newReceiveBuilder()
         .onMessage(Route.class, this::onRoute)
-        .onMessage(ReplicaSetChanged.class, this::onReplicaSetChanged)
+        .onMessage(Choose.class, this::onChoose)
+        .onMessage(RequestCompleted.class, this::onCompleted)
+        .onMessage(SetChanged.class, this::onSetChanged)
+        .onMessage(LoadReported.class, m -> onLoad(m.load()))
+        .onMessage(ProbeAnswered.class, this::onProbeAnswered)
+        .onMessage(ProbeFailed.class, m -> onProbeFailed(m.replica()))
+        .onMessage(RankFor.class, this::onRankFor)
+        .onMessage(ReservedBy.class, this::onReservedBy)
+        .onMessage(Observed.class, m -> onObserved(m.replica(), m.ongoing()))
         .onMessage(Stop.class, m -> Behaviors.stopped())
         .build();
   }
 
-  private Behavior<Command> onReplicaSetChanged(ReplicaSetChanged changed) {
+  private Behavior<Command> onSetChanged(SetChanged changed) {
     ReplicaSet set = changed.set();
-    if (!view.apply(set)) {
+    DeploymentRouting routing = deployments.get(set.deployment());
+    if (routing == null) {
+      deployments.put(set.deployment(), new DeploymentRouting(set, loads, metrics));
+    } else if (set.version() > routing.set().version()) {
+      routing.update(set);
+    } else {
       return this;
     }
-    PolicyHolder holder = policies.get(set.deployment());
-    if (holder == null || !holder.routerClass().equals(set.routerClass())
-        || !holder.kwargs().equals(set.routerKwargs())) {
-      holder = createPolicy(set);
-      policies.put(set.deployment(), holder);
-    }
-    holder.router().ifPresent(router -> router.onReplicaSetChanged(set.replicas()));
+    Set<ReplicaId> live = new HashSet<>();
+    deployments.values().forEach(d -> d.set().replicas().forEach(r -> live.add(r.id())));
+    loads.retain(live);
     return this;
-  }
-
-  private PolicyHolder createPolicy(ReplicaSet set) {
-    try {
-      return new PolicyHolder(set.routerClass(), set.routerKwargs(),
-          Optional.of(RequestRouters.create(set.routerClass(), set.routerKwargs())), "");
-    } catch (IllegalArgumentException e) {
-      getContext().getLog().error("Deployment {}: {}", set.deployment(), e.getMessage());
-      return new PolicyHolder(set.routerClass(), set.routerKwargs(), Optional.empty(),
-          e.getMessage());
-    }
   }
 
   private Behavior<Command> onRoute(Route route) {
-    route.replyTo().tell(pick(route.request()));
+    RouteResult result = resolve(route.request()).map(target -> {
+      List<List<ReplicaInfo>> ranks = target.routing().rank(target.request());
+      for (int i = 0; i < ranks.size(); i++) {
+        if (!ranks.get(i).isEmpty()) {
+          ReplicaInfo replica = ranks.get(i).get(0);
+          loads.onAssigned(replica.id());
+          target.routing().routed(target.request(), i);
+          return (RouteResult) new RouteResult.Routed(replica);
+        }
+      }
+      return noReplicas(target.routing());
+    }).orElseGet(() -> unresolved(route.request()));
+    route.replyTo().tell(result);
+    startProbes();
     return this;
   }
 
-  private RouteResult pick(RouteRequest request) {
-    Optional<ReplicaSet> resolved = view.resolve(request.model());
-    if (resolved.isEmpty()) {
-      return new RouteResult.NotRouted(ServeReason.NO_REPLICAS, request.model()
-          .map(m -> "no deployment serves model '" + m + "'")
-          .orElse(view.all().isEmpty() ? "no deployments known to the router yet"
-              : "several deployments: the request must name its model (enable body forwarding)"));
+  private Behavior<Command> onChoose(Choose choose) {
+    Optional<Target> target = resolve(choose.request());
+    if (target.isEmpty()) {
+      choose.replyTo().tell(unresolved(choose.request()));
+      return this;
     }
-    ReplicaSet set = resolved.get();
-    PolicyHolder holder = policies.get(set.deployment());
-    if (holder.router().isEmpty()) {
-      return new RouteResult.NotRouted(ServeReason.NO_REPLICAS, holder.error());
+    getContext().spawnAnonymous(ReservationWalk.create(getContext().getSelf(),
+        target.get().routing().set().deployment(), target.get().request(), choose.replyTo(),
+        reservations, Duration.ofMillis(choose.timeoutMillis())));
+    return this;
+  }
+
+  private Behavior<Command> onRankFor(RankFor rankFor) {
+    DeploymentRouting routing = deployments.get(rankFor.deployment());
+    rankFor.replyTo().tell(routing == null || routing.error().isPresent()
+        ? new Ranking(List.of(), 0)
+        : new Ranking(routing.rank(rankFor.request()), routing.set().replicas().size()));
+    startProbes();
+    return this;
+  }
+
+  private Behavior<Command> onReservedBy(ReservedBy reserved) {
+    loads.observed(reserved.replica().id(), reserved.ongoing(), 0);
+    DeploymentRouting routing = deployments.get(reserved.deployment());
+    if (routing != null && routing.error().isEmpty()) {
+      routing.routed(reserved.request(), reserved.rank());
     }
-    List<List<ReplicaInfo>> ranks = holder.router().get().chooseReplicas(set.replicas(),
-        new PendingRequest(request.requestId(), request.sessionId(), request.model()));
-    for (List<ReplicaInfo> rank : ranks) {
-      if (!rank.isEmpty()) {
-        return new RouteResult.Routed(rank.get(0));
+    return this;
+  }
+
+  private Behavior<Command> onObserved(ReplicaId replica, int ongoing) {
+    if (ongoing >= 0) {
+      loads.observed(replica, ongoing, 0);
+    }
+    return this;
+  }
+
+  private Behavior<Command> onCompleted(RequestCompleted completed) {
+    try {
+      ReplicaId id = ReplicaId.parse(completed.replicaId());
+      loads.onCompleted(id);
+      DeploymentRouting routing = deployments.get(id.deploymentId());
+      if (routing != null) {
+        routing.completed(completed.replicaId(), completed.requestId());
       }
+    } catch (IllegalArgumentException e) {
+      getContext().getLog().debug("Completion for unknown replica id {}", completed.replicaId());
     }
-    return new RouteResult.NotRouted(ServeReason.NO_REPLICAS,
-        "no replicas available for " + set.deployment());
+    return this;
+  }
+
+  private Behavior<Command> onLoad(ReplicaLoad load) {
+    loads.onReport(load);
+    return this;
+  }
+
+  private Behavior<Command> onProbeAnswered(ProbeAnswered answered) {
+    loads.observed(answered.replica().id(), answered.probed().ongoing(),
+        answered.probed().waiting());
+    return this;
+  }
+
+  private Behavior<Command> onProbeFailed(ReplicaInfo replica) {
+    loads.onProbeFailed(replica.id());
+    return this;
+  }
+
+  private void startProbes() {
+    for (ReplicaInfo replica : loads.takeProbeRequests()) {
+      getContext().pipeToSelf(prober.probe(replica, loads.probeDeadline(replica.id())),
+          (probed, failure) -> failure == null ? new ProbeAnswered(replica, probed)
+              : new ProbeFailed(replica));
+    }
+  }
+
+  /** A deployment that can route and the request as its policy sees it. */
+  private record Target(DeploymentRouting routing, PendingRequest request) {}
+
+  private Optional<Target> resolve(RouteRequest request) {
+    RoutingKeys keys = request.body().map(ForwardedBody::routingKeys).orElse(RoutingKeys.NONE);
+    DeploymentRouting routing = null;
+    if (keys.model().isPresent()) {
+      for (DeploymentRouting candidate : deployments.values()) {
+        if (candidate.set().serves(keys.model().get())) {
+          routing = candidate;
+          break;
+        }
+      }
+    } else if (deployments.size() == 1) {
+      routing = deployments.values().iterator().next();
+    }
+    if (routing == null || routing.error().isPresent()) {
+      return Optional.empty();
+    }
+    return Optional.of(new Target(routing, new PendingRequest(request.requestId(),
+        request.sessionId(), keys.model(), keys.prompt())));
+  }
+
+  private RouteResult unresolved(RouteRequest request) {
+    Optional<String> model = request.body().flatMap(b -> b.routingKeys().model());
+    if (model.isPresent()) {
+      for (DeploymentRouting routing : deployments.values()) {
+        if (routing.set().serves(model.get()) && routing.error().isPresent()) {
+          return new RouteResult.NotRouted(ServeReason.NO_REPLICAS, routing.error().get());
+        }
+      }
+      return new RouteResult.NotRouted(ServeReason.NO_REPLICAS,
+          "no deployment serves model '" + model.get() + "'");
+    }
+    if (deployments.size() == 1) {
+      return new RouteResult.NotRouted(ServeReason.NO_REPLICAS,
+          deployments.values().iterator().next().error().orElse(""));
+    }
+    return new RouteResult.NotRouted(ServeReason.NO_REPLICAS, deployments.isEmpty()
+        ? "no deployments known to the router yet"
+        : "several deployments: the request must name its model (enable body forwarding)");
+  }
+
+  private static RouteResult noReplicas(DeploymentRouting routing) {
+    int count = routing.set().replicas().size();
+    return new RouteResult.NotRouted(ServeReason.NO_REPLICAS, count == 0
+        ? "no replicas available for " + routing.set().deployment()
+        : "none of the " + count + " replicas of " + routing.set().deployment()
+            + " can take the request (all known to be at max_ongoing_requests)");
   }
 }

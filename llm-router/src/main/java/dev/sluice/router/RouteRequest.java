@@ -1,5 +1,6 @@
 package dev.sluice.router;
 
+import dev.sluice.core.openai.ForwardedBody;
 import dev.sluice.core.serialization.ClusterMessage;
 import java.util.Objects;
 import java.util.Optional;
@@ -8,14 +9,19 @@ import java.util.Optional;
  * A request to route, as the ingress or {@code /internal/route} knows it before any byte goes to a
  * replica.
  *
- * @param model the requested model if the body was read, else empty (the app's only deployment)
+ * @param body the forwarded body (body forwarding on), from which the router reads the model and
+ *     the prompt; empty when the body is not read before routing
  */
-public record RouteRequest(String requestId, Optional<String> sessionId, Optional<String> model)
-    implements ClusterMessage {
+public record RouteRequest(String requestId, Optional<String> sessionId,
+    Optional<ForwardedBody> body) implements ClusterMessage {
 
   public RouteRequest {
     Objects.requireNonNull(requestId, "requestId");
     Objects.requireNonNull(sessionId, "sessionId");
-    Objects.requireNonNull(model, "model");
+    Objects.requireNonNull(body, "body");
+  }
+
+  public static RouteRequest of(String requestId, Optional<String> sessionId) {
+    return new RouteRequest(requestId, sessionId, Optional.empty());
   }
 }

@@ -5,13 +5,24 @@ import dev.sluice.core.http.ServeReason;
 import dev.sluice.core.serialization.ClusterMessage;
 import java.util.Objects;
 
-/** The router's answer: a replica, or why there is none. */
+/** The router's answer: a replica (picked, or with a reserved slot), or why there is none. */
 public sealed interface RouteResult extends ClusterMessage {
 
-  /** The chosen replica. The router only picks; the request goes there directly. */
+  /** The chosen replica (pick-only). The router only picks; the request goes there directly. */
   record Routed(ReplicaInfo replica) implements RouteResult {
     public Routed {
       Objects.requireNonNull(replica, "replica");
+    }
+  }
+
+  /**
+   * The chosen replica with a slot reserved on it (choose): the request must carry
+   * {@code token} so the replica uses that slot; {@code ongoing} is the replica's true count.
+   */
+  record Reserved(ReplicaInfo replica, String token, int ongoing) implements RouteResult {
+    public Reserved {
+      Objects.requireNonNull(replica, "replica");
+      Objects.requireNonNull(token, "token");
     }
   }
 

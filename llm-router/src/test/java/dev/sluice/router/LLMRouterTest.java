@@ -10,6 +10,8 @@ import dev.sluice.core.ReplicaSet;
 import dev.sluice.core.ReplicaSetTopic;
 import dev.sluice.core.ReplicaState;
 import dev.sluice.core.http.ServeReason;
+import dev.sluice.core.openai.ForwardedBody;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.HashSet;
 import java.util.List;
@@ -44,13 +46,17 @@ class LLMRouterTest {
   private static RouteResult route(
       org.apache.pekko.actor.typed.ActorRef<LLMRouter.Command> router, Optional<String> model) {
     TestProbe<RouteResult> probe = testKit.createTestProbe();
-    router.tell(new LLMRouter.Route(new RouteRequest("r", Optional.empty(), model), probe.ref()));
+    router.tell(new LLMRouter.Route(new RouteRequest("r", Optional.empty(), model.map(m ->
+        ForwardedBody.whole(("{\"model\":\"" + m + "\"}").getBytes(StandardCharsets.UTF_8)))),
+        probe.ref()));
     return probe.receiveMessage();
   }
 
   @Test
   void picksFromThePublishedSetAndNamesWhatIsMissing() {
-    var router = testKit.spawn(LLMRouter.create());
+    var router = testKit.spawn(LLMRouter.create(
+        new dev.sluice.core.metrics.SluiceMetrics(
+            new io.prometheus.metrics.model.registry.PrometheusRegistry())));
     var topic = testKit.spawn(ReplicaSetTopic.behavior());
     ReplicaSet two = set(1, List.of(replica("aaaaaaaa"), replica("bbbbbbbb")));
 

@@ -1,6 +1,8 @@
 package dev.sluice.replica;
 
 import dev.sluice.core.ReplicaId;
+import dev.sluice.core.ReplicaLoad;
+import dev.sluice.core.ReplicaLoadTopic;
 import dev.sluice.core.serialization.ClusterMessage;
 import java.util.HashMap;
 import java.util.Map;
@@ -11,6 +13,7 @@ import org.apache.pekko.actor.typed.javadsl.AbstractBehavior;
 import org.apache.pekko.actor.typed.javadsl.ActorContext;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.pekko.actor.typed.javadsl.Receive;
+import org.apache.pekko.actor.typed.pubsub.Topic;
 import org.apache.pekko.actor.typed.receptionist.Receptionist;
 import org.apache.pekko.actor.typed.receptionist.ServiceKey;
 
@@ -42,11 +45,13 @@ public final class NodeAgent extends AbstractBehavior<NodeAgent.Command> {
 
   private final ReplicaNodeSettings settings;
   private final Map<ReplicaId, ActorRef<ReplicaActor.Command>> replicas = new HashMap<>();
+  private final ActorRef<Topic.Command<ReplicaLoad>> loads;
   private int spawned;
 
   private NodeAgent(ActorContext<Command> context, ReplicaNodeSettings settings) {
     super(context);
     this.settings = settings;
+    this.loads = context.spawn(ReplicaLoadTopic.behavior(), "replica-load-topic");
     context.getSystem().receptionist().tell(Receptionist.register(KEY, context.getSelf()));
   }
 
@@ -69,7 +74,7 @@ public final class NodeAgent extends AbstractBehavior<NodeAgent.Command> {
       return this;
     }
     ActorRef<ReplicaActor.Command> replica = getContext().spawn(
-        ReplicaActor.create(spawn.spec(), settings.rotatePorts(spawned++), spawn.replyTo()), "replica-" + id.uniqueId());
+        ReplicaActor.create(spawn.spec(), settings.rotatePorts(spawned++), spawn.replyTo(), loads), "replica-" + id.uniqueId());
     getContext().watchWith(replica, new ReplicaTerminated(id));
     replicas.put(id, replica);
     return this;

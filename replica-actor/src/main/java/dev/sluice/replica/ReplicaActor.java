@@ -1,6 +1,7 @@
 package dev.sluice.replica;
 
 import dev.sluice.core.ReplicaInfo;
+import dev.sluice.core.ReplicaLoad;
 import dev.sluice.core.ReplicaState;
 import dev.sluice.core.config.LlmConfig;
 import dev.sluice.core.serialization.ClusterMessage;
@@ -20,6 +21,7 @@ import org.apache.pekko.actor.typed.javadsl.ActorContext;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.pekko.actor.typed.javadsl.Receive;
 import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
+import org.apache.pekko.actor.typed.pubsub.Topic;
 import org.apache.pekko.http.javadsl.ServerBinding;
 
 /**
@@ -31,7 +33,7 @@ import org.apache.pekko.http.javadsl.ServerBinding;
 public final class ReplicaActor extends AbstractBehavior<ReplicaActor.Command> {
 
   public sealed interface Command permits Drain, EngineStarted, EngineFailed, Bound, BindFailed,
-      DrainTick {}
+      DrainTick, LoadTick {}
 
   /** Stop taking requests, finish ongoing ones, then stop. */
   public enum Drain implements Command, ClusterMessage { INSTANCE }
@@ -48,11 +50,16 @@ public final class ReplicaActor extends AbstractBehavior<ReplicaActor.Command> {
 
   private enum DrainTick implements Command, Internal { INSTANCE }
 
+  private enum LoadTick implements Command, Internal { INSTANCE }
+
   private static final Duration DRAIN_CHECK = Duration.ofMillis(100);
 
   private final ReplicaSpec spec;
   private final ReplicaNodeSettings settings;
   private final ActorRef<ReplicaStatusUpdate> listener;
+  private final ActorRef<Topic.Command<ReplicaLoad>> loads;
+  private ReplicaLoad lastLoad;
+  private long lastLoadNanos;
   private final TimerScheduler<Command> timers;
   private final Engine engine;
   private ReplicaInfo info;
@@ -61,8 +68,10 @@ public final class ReplicaActor extends AbstractBehavior<ReplicaActor.Command> {
   private long drainDeadlineNanos;
 
   private ReplicaActor(ActorContext<Command> context, TimerScheduler<Command> timers,
-      ReplicaSpec spec, ReplicaNodeSettings settings, ActorRef<ReplicaStatusUpdate> listener) {
+      ReplicaSpec spec, ReplicaNodeSettings settings, ActorRef<ReplicaStatusUpdate> listener,
+      ActorRef<Topic.Command<ReplicaLoad>> loads) {
     super(context);
+    this.loads = loads;
     this.timers = timers;
     this.spec = spec;
     this.settings = settings;
@@ -77,10 +86,14 @@ public final class ReplicaActor extends AbstractBehavior<ReplicaActor.Command> {
         failure == null ? EngineStarted.INSTANCE : new EngineFailed(failure));
   }
 
-  public static Behavior<Command> create(
-      ReplicaSpec spec, ReplicaNodeSettings settings, ActorRef<ReplicaStatusUpdate> listener) {
+  /**
+   * @param listener receives every state change (the controller)
+   * @param loads the node's load-report topic
+   */
+  public static Behavior<Command> create(ReplicaSpec spec, ReplicaNodeSettings settings,
+      ActorRef<ReplicaStatusUpdate> listener, ActorRef<Topic.Command<ReplicaLoad>> loads) {
     return Behaviors.withTimers(timers -> Behaviors.setup(
-        context -> new ReplicaActor(context, timers, spec, settings, listener)));
+        context -> new ReplicaActor(context, timers, spec, settings, listener, loads)));
   }
 
   @Override
@@ -92,6 +105,7 @@ public final class ReplicaActor extends AbstractBehavior<ReplicaActor.Command> {
         .onMessage(BindFailed.class, this::onBindFailed)
         .onMessage(Drain.class, m -> onDrain())
         .onMessage(DrainTick.class, m -> onDrainTick())
+        .onMessage(LoadTick.class, m -> onLoadTick())
         .onSignal(PostStop.class, signal -> onPostStop())
         .build();
   }
@@ -101,7 +115,8 @@ public final class ReplicaActor extends AbstractBehavior<ReplicaActor.Command> {
     handler = new ReplicaHttpHandler(getContext().getSystem(), new ReplicaEndpointSettings(
         spec.id().toString(), llm.modelId(), llm.deployment().maxOngoingRequests(),
         llm.engine().defaultMaxTokens(), llm.engine().maxModelLen(), settings.maxRequestBytes(),
-        settings.bodyTimeout(), settings.unconsumedResponseTimeout()), engine);
+        settings.bodyTimeout(), settings.unconsumedResponseTimeout(),
+        settings.reservationTimeout()), engine);
     getContext().pipeToSelf(
         ReplicaServer.bind(getContext().getSystem(), settings.bindHost(), settings.ports(), handler),
         (bound, failure) -> failure == null ? new Bound(bound) : new BindFailed(failure));
@@ -126,6 +141,21 @@ public final class ReplicaActor extends AbstractBehavior<ReplicaActor.Command> {
     getContext().getLog().info("Replica {} RUNNING, endpoint http://{}:{}", spec.id(),
         info.host(), port);
     report("");
+    timers.startTimerWithFixedDelay(LoadTick.INSTANCE, settings.loadReportInterval());
+    return this;
+  }
+
+  /** Publishes the load if it changed since the last report, or as a heartbeat. */
+  private Behavior<Command> onLoadTick() {
+    var stats = engine.stats();
+    ReplicaLoad load = new ReplicaLoad(spec.id(), handler.slots().ongoing(), stats.waiting(),
+        handler.slots().limit(), stats.prefixCacheHitRatio(), stats.kvCacheUsage());
+    long now = System.nanoTime();
+    if (!load.equals(lastLoad) || now - lastLoadNanos >= settings.loadReportHeartbeat().toNanos()) {
+      loads.tell(Topic.publish(load));
+      lastLoad = load;
+      lastLoadNanos = now;
+    }
     return this;
   }
 
@@ -165,6 +195,9 @@ public final class ReplicaActor extends AbstractBehavior<ReplicaActor.Command> {
   }
 
   private Behavior<Command> onPostStop() {
+    if (handler != null) {
+      handler.close();
+    }
     if (binding != null) {
       ReplicaServer.unbind(binding, Duration.ofSeconds(1));
     }

@@ -11,6 +11,8 @@ import java.util.List;
  * @param bindHost interface the replica endpoints bind to
  * @param advertiseHost host routers and ingresses use to reach the endpoints
  * @param ports candidate ports, tried in order ({@code [0]} = ephemeral)
+ * @param loadReportInterval how often a replica checks whether its load changed and reports it
+ * @param loadReportHeartbeat longest time between two reports even without a change
  */
 public record ReplicaNodeSettings(
     String bindHost,
@@ -18,7 +20,10 @@ public record ReplicaNodeSettings(
     List<Integer> ports,
     long maxRequestBytes,
     Duration bodyTimeout,
-    Duration unconsumedResponseTimeout) {
+    Duration unconsumedResponseTimeout,
+    Duration reservationTimeout,
+    Duration loadReportInterval,
+    Duration loadReportHeartbeat) {
 
   public ReplicaNodeSettings {
     ports = List.copyOf(ports);
@@ -34,7 +39,7 @@ public record ReplicaNodeSettings(
     rotated.addAll(ports.subList(start, ports.size()));
     rotated.addAll(ports.subList(0, start));
     return new ReplicaNodeSettings(bindHost, advertiseHost, rotated, maxRequestBytes, bodyTimeout,
-        unconsumedResponseTimeout);
+        unconsumedResponseTimeout, reservationTimeout, loadReportInterval, loadReportHeartbeat);
   }
 
   /** Reads {@code sluice.replica}; an empty host means {@code defaultHost} (the node's). */
@@ -48,7 +53,10 @@ public record ReplicaNodeSettings(
         parsePorts(config.getString("port-range")),
         config.getBytes("max-request-bytes"),
         config.getDuration("body-timeout"),
-        config.getDuration("unconsumed-response-timeout"));
+        config.getDuration("unconsumed-response-timeout"),
+        config.getDuration("reservation-timeout"),
+        config.getDuration("load-report-interval"),
+        config.getDuration("load-report-heartbeat"));
   }
 
   static List<Integer> parsePorts(String range) {

@@ -107,7 +107,8 @@ public final class ApplicationsConfigParser {
   }
 
   private static EngineConfig engine(Node engine) {
-    engine.allowOnly("type", "ttft_ms", "itl_ms", "default_max_tokens", "max_model_len");
+    engine.allowOnly("type", "ttft_ms", "itl_ms", "default_max_tokens", "max_model_len",
+        "max_num_seqs", "kv_cache_blocks");
     String type = engine.string("type", EngineConfig.SIMULATED);
     if (!type.equals(EngineConfig.SIMULATED)) {
       throw engine.error("type", "'" + type + "' (expected: simulated)");
@@ -119,7 +120,8 @@ public final class ApplicationsConfigParser {
           defaultMaxTokens + " (expected: <= max_model_len " + maxModelLen + ")");
     }
     return new EngineConfig(type, engine.integer("ttft_ms", 20, 0),
-        engine.integer("itl_ms", 5, 0), defaultMaxTokens, maxModelLen);
+        engine.integer("itl_ms", 5, 0), defaultMaxTokens, maxModelLen,
+        engine.integer("max_num_seqs", 256, 1), engine.integer("kv_cache_blocks", 4096, 1));
   }
 
   private static DeploymentConfig deployment(Node deployment) {

@@ -9,9 +9,16 @@ import java.util.Objects;
  * @param itlMs simulated inter-token latency, milliseconds (0 = as fast as possible)
  * @param defaultMaxTokens output length when a request gives no {@code max_tokens}
  * @param maxModelLen upper bound for {@code max_tokens}
+ * @param maxNumSeqs requests the engine generates for at once (its batch); more wait
+ * @param kvCacheBlocks KV-cache capacity in blocks of {@link #BLOCK_TOKENS} tokens, shared by the
+ *     prefix cache (LRU eviction)
  */
 public record EngineConfig(
-    String type, int ttftMs, int itlMs, int defaultMaxTokens, int maxModelLen) {
+    String type, int ttftMs, int itlMs, int defaultMaxTokens, int maxModelLen, int maxNumSeqs,
+    int kvCacheBlocks) {
+
+  /** Tokens per KV-cache block (vLLM's default). */
+  public static final int BLOCK_TOKENS = 16;
 
   public static final String SIMULATED = "simulated";
 
@@ -20,6 +27,6 @@ public record EngineConfig(
   }
 
   public static EngineConfig simulated(int ttftMs, int itlMs, int defaultMaxTokens) {
-    return new EngineConfig(SIMULATED, ttftMs, itlMs, defaultMaxTokens, 32768);
+    return new EngineConfig(SIMULATED, ttftMs, itlMs, defaultMaxTokens, 32768, 256, 4096);
   }
 }

@@ -16,6 +16,9 @@ public final class SluiceHeaders {
   /** {@code <sent>/<total>} bytes when a forwarded body was cut for the router. */
   public static final String BODY_TRUNCATED = "x-body-truncated";
 
+  /** A slot reservation token: the replica uses the reserved slot instead of taking another. */
+  public static final String SLOT_TOKEN = "x-sluice-slot-token";
+
   private SluiceHeaders() {}
 
   /**

@@ -1,9 +1,8 @@
 package dev.sluice.router.http;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.sluice.core.http.JsonText;
 import dev.sluice.core.http.SluiceHeaders;
+import dev.sluice.core.openai.ForwardedBody;
 import dev.sluice.router.LLMRouter;
 import dev.sluice.router.RouteRequest;
 import dev.sluice.router.RouteResult;
@@ -27,13 +26,11 @@ import org.apache.pekko.stream.Materializer;
 
 /**
  * {@code POST /internal/route} for external data planes (HAProxy and the like), on the control
- * node. Body: the client's JSON or nothing (only its {@code model} is read, and not when cut:
- * {@code x-body-truncated}). 200 {@code {"host","port","replica_id"}}; 503 {@code {"detail"}}.
+ * node. Body: the client's JSON or nothing (its model and prompt are read, unless
+ * {@code x-body-truncated} says it was cut: then there is no routing key). 200 {@code {"host","port","replica_id"}}; 503 {@code {"detail"}}.
  * {@code GET /health} answers {@code {"status":"ok"}}.
  */
 public final class RouterHttpEndpoint {
-
-  private static final ObjectMapper JSON = new ObjectMapper();
 
   private final ActorSystem<?> system;
   private final ActorRef<LLMRouter.Command> router;
@@ -65,25 +62,25 @@ public final class RouterHttpEndpoint {
           + request.method().value() + " " + path)));
     }
     Optional<String> session = Optional.empty();
-    boolean truncated = false;
+    Optional<String> truncated = Optional.empty();
     String requestId = null;
     for (HttpHeader header : request.getHeaders()) {
       if (SluiceHeaders.sameHeader(settings.sessionHeader(), header.name())) {
         session = Optional.of(header.value());
       } else if (header.is(SluiceHeaders.BODY_TRUNCATED)) {
-        truncated = true;
+        truncated = Optional.of(header.value());
       } else if (header.is(SluiceHeaders.REQUEST_ID)) {
         requestId = header.value();
       }
     }
     Optional<String> finalSession = session;
-    boolean cut = truncated;
+    Optional<String> cut = truncated;
     String id = requestId != null ? requestId : UUID.randomUUID().toString();
     return request.entity()
         .toStrict(settings.askTimeout().toMillis(), settings.maxBodyBytes(), materializer)
         .thenCompose(strict -> AskPattern.<LLMRouter.Command, RouteResult>ask(router,
             replyTo -> new LLMRouter.Route(new RouteRequest(id, finalSession,
-                cut ? Optional.empty() : model(strict.getData().utf8String())), replyTo),
+                body(strict.getData().toArray(), cut)), replyTo),
             settings.askTimeout(), system.scheduler()))
         .thenApply(RouterHttpEndpoint::answer)
         .exceptionally(failure -> json(503, detail("router unreachable: " + failure)));
@@ -99,17 +96,26 @@ public final class RouterHttpEndpoint {
     return json(503, detail(notRouted.detail()));
   }
 
-  /** The {@code model} of a JSON body; empty for no body, bad JSON or no model. */
-  static Optional<String> model(String body) {
-    if (body.isBlank()) {
+  /**
+   * The forwarded body: none when empty; cut when {@code x-body-truncated: <sent>/<total>} says so
+   * (a malformed header also counts as cut: a body-aware policy then sees no routing key).
+   */
+  static Optional<ForwardedBody> body(byte[] bytes, Optional<String> truncated) {
+    if (bytes.length == 0) {
       return Optional.empty();
     }
+    if (truncated.isEmpty()) {
+      return Optional.of(ForwardedBody.whole(bytes));
+    }
+    long total = -1;
+    String value = truncated.get();
+    int slash = value.indexOf('/');
     try {
-      JsonNode model = JSON.readTree(body).get("model");
-      return model != null && model.isTextual() ? Optional.of(model.asText()) : Optional.empty();
-    } catch (java.io.IOException | RuntimeException e) {
-      return Optional.empty();
+      total = slash < 0 ? -1 : Long.parseLong(value.substring(slash + 1).trim());
+    } catch (NumberFormatException e) {
+      total = -1;
     }
+    return Optional.of(new ForwardedBody(bytes, total == bytes.length ? -1 : total));
   }
 
   private static String detail(String text) {

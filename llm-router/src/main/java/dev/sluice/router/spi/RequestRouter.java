@@ -19,6 +19,12 @@ public interface RequestRouter {
   /** The deployment's replica set changed (replicas added, removed or edited). */
   default void onReplicaSetChanged(List<ReplicaInfo> replicas) {}
 
-  /** A request routed earlier has finished on {@code replicaId}. */
+  /**
+   * The request went to the replica at rank {@code rank} of this policy's answer (0 = the first;
+   * higher on the reserve path when earlier ranks rejected it).
+   */
+  default void onRouted(PendingRequest request, int rank) {}
+
+  /** A request routed earlier has finished on {@code replicaId} (reserve path only). */
   default void onRequestCompleted(String replicaId, String requestId) {}
 }

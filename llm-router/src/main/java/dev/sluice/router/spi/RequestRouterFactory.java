@@ -1,13 +1,12 @@
 package dev.sluice.router.spi;
 
-import java.util.Map;
-
 /**
- * Creates a policy instance for one deployment from its validated {@code request_router_kwargs}.
- * Throws {@link IllegalArgumentException} naming the bad kwarg.
+ * Creates a policy instance for one deployment from its {@code request_router_kwargs}. Throws
+ * {@link IllegalArgumentException} naming the bad kwarg, e.g. {@code num_virtual_nodes: 0
+ * (expected: > 0)}.
  */
 @FunctionalInterface
 public interface RequestRouterFactory {
 
-  RequestRouter create(Map<String, Object> kwargs);
+  RequestRouter create(RouterContext context, Kwargs kwargs);
 }

@@ -1,15 +1,20 @@
 package dev.sluice.router.spi;
 
+import dev.sluice.router.policy.consistenthash.ConsistentHashRouter;
+import dev.sluice.router.policy.poweroftwo.PowerOfTwoRouter;
+import dev.sluice.router.policy.prefixaffinity.PrefixCacheAffinityRouter;
 import dev.sluice.router.policy.roundrobin.RoundRobinRouter;
 import java.util.Collections;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.TreeMap;
 
 /**
- * The one registry of built-in policies, by key. A key that is not registered but looks like a
- * class name is loaded as an outside policy: a public class implementing {@link RequestRouter}
- * with a public constructor taking {@code Map<String, Object>} kwargs (or none).
+ * The one registry of built-in policies, by key; duplicates are rejected. A key that is not
+ * registered but looks like a class name is loaded as an outside policy: a public class
+ * implementing {@link RequestRouter} with a public constructor taking {@code (RouterContext,
+ * Map<String, Object>)}, {@code (Map<String, Object>)} or nothing.
  */
 public final class RequestRouters {
 
@@ -20,6 +25,9 @@ public final class RequestRouters {
   private static Map<String, RequestRouterFactory> builtIn() {
     Map<String, RequestRouterFactory> registry = new TreeMap<>();
     register(registry, RoundRobinRouter.KEY, RoundRobinRouter::create);
+    register(registry, PowerOfTwoRouter.KEY, PowerOfTwoRouter::create);
+    register(registry, ConsistentHashRouter.KEY, ConsistentHashRouter::create);
+    register(registry, PrefixCacheAffinityRouter.KEY, PrefixCacheAffinityRouter::create);
     return Collections.unmodifiableMap(registry);
   }
 
@@ -31,29 +39,43 @@ public final class RequestRouters {
   }
 
   /** Registered keys, sorted. */
-  public static java.util.Set<String> keys() {
+  public static Set<String> keys() {
     return BUILT_IN.keySet();
+  }
+
+  /** The policy's metric label: its key, or its simple class name for an outside policy. */
+  public static String label(String routerClass) {
+    return BUILT_IN.containsKey(routerClass) ? routerClass
+        : routerClass.substring(routerClass.lastIndexOf('.') + 1);
   }
 
   /**
    * A new policy for {@code routerClass} (a key or a class name). Fails with a message naming the
    * known keys or the bad kwarg.
    */
-  public static RequestRouter create(String routerClass, Map<String, Object> kwargs) {
+  public static RequestRouter create(
+      String routerClass, Map<String, Object> kwargs, RouterContext context) {
     Objects.requireNonNull(routerClass, "routerClass");
     Objects.requireNonNull(kwargs, "kwargs");
+    Objects.requireNonNull(context, "context");
     RequestRouterFactory factory = BUILT_IN.get(routerClass);
     if (factory != null) {
-      return factory.create(kwargs);
+      return factory.create(context, new Kwargs(routerClass, kwargs));
     }
     if (routerClass.contains(".")) {
-      return load(routerClass, kwargs);
+      return load(routerClass, kwargs, context);
     }
     throw new IllegalArgumentException("request_router_class: '" + routerClass
         + "' (expected: one of " + String.join(", ", keys()) + ", or a fully qualified class name)");
   }
 
-  private static RequestRouter load(String className, Map<String, Object> kwargs) {
+  /** Validates a configuration without keeping the policy (startup checks). */
+  public static void validate(String routerClass, Map<String, Object> kwargs) {
+    create(routerClass, kwargs, RouterContext.forTests(0));
+  }
+
+  private static RequestRouter load(
+      String className, Map<String, Object> kwargs, RouterContext context) {
     try {
       Class<?> type = Class.forName(className);
       if (!RequestRouter.class.isAssignableFrom(type)) {
@@ -61,18 +83,29 @@ public final class RequestRouters {
             + "' (expected: a class implementing " + RequestRouter.class.getName() + ")");
       }
       try {
-        return (RequestRouter) type.getConstructor(Map.class).newInstance(kwargs);
+        return (RequestRouter) type.getConstructor(RouterContext.class, Map.class)
+            .newInstance(context, kwargs);
       } catch (NoSuchMethodException e) {
-        if (!kwargs.isEmpty()) {
-          throw new IllegalArgumentException("request_router_kwargs: " + kwargs.keySet()
-              + " (expected: none, " + className + " takes no kwargs)");
+        try {
+          return (RequestRouter) type.getConstructor(Map.class).newInstance(kwargs);
+        } catch (NoSuchMethodException none) {
+          if (!kwargs.isEmpty()) {
+            throw new IllegalArgumentException("request_router_kwargs: " + kwargs.keySet()
+                + " (expected: none, " + className + " takes no kwargs)");
+          }
+          return (RequestRouter) type.getConstructor().newInstance();
         }
-        return (RequestRouter) type.getConstructor().newInstance();
       }
     } catch (ClassNotFoundException e) {
       throw new IllegalArgumentException("request_router_class: '" + className
           + "' not found (expected: one of " + String.join(", ", keys())
           + ", or a class on the classpath)", e);
+    } catch (java.lang.reflect.InvocationTargetException e) {
+      if (e.getCause() instanceof IllegalArgumentException invalid) {
+        throw invalid;
+      }
+      throw new IllegalArgumentException(
+          "request_router_class: cannot instantiate '" + className + "': " + e.getCause(), e);
     } catch (ReflectiveOperationException e) {
       throw new IllegalArgumentException(
           "request_router_class: cannot instantiate '" + className + "': " + e, e);

@@ -4,12 +4,17 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.sluice.core.ReplicaInfo;
+import dev.sluice.router.policy.consistenthash.ConsistentHashRouter;
+import dev.sluice.router.policy.poweroftwo.PowerOfTwoRouter;
+import dev.sluice.router.policy.prefixaffinity.PrefixCacheAffinityRouter;
 import dev.sluice.router.policy.roundrobin.RoundRobinRouter;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 class RequestRoutersTest {
+
+  private static final RouterContext CONTEXT = RouterContext.forTests(7);
 
   /** An outside policy, loaded by class name. */
   public static final class FirstOnly implements RequestRouter {
@@ -27,32 +32,60 @@ class RequestRoutersTest {
   }
 
   @Test
-  void createsBuiltInPolicyByKey() {
-    assertThat(RequestRouters.create("round-robin", Map.of()))
+  void registersEveryBuiltInPolicyByKey() {
+    assertThat(RequestRouters.keys()).containsExactly("consistent-hash", "power-of-two",
+        "prefix-cache-affinity", "round-robin");
+    assertThat(RequestRouters.create("round-robin", Map.of(), CONTEXT))
         .isInstanceOf(RoundRobinRouter.class);
+    assertThat(RequestRouters.create("power-of-two", Map.of(), CONTEXT))
+        .isInstanceOf(PowerOfTwoRouter.class);
+    assertThat(RequestRouters.create("consistent-hash", Map.of(), CONTEXT))
+        .isInstanceOf(ConsistentHashRouter.class);
+    assertThat(RequestRouters.create("prefix-cache-affinity", Map.of(), CONTEXT))
+        .isInstanceOf(PrefixCacheAffinityRouter.class);
   }
 
   @Test
   void unknownKeyListsTheKnownKeys() {
-    assertThatThrownBy(() -> RequestRouters.create("fastest", Map.of()))
+    assertThatThrownBy(() -> RequestRouters.create("fastest", Map.of(), CONTEXT))
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessageContaining("'fastest'")
-        .hasMessageContaining("round-robin");
+        .hasMessage("request_router_class: 'fastest' (expected: one of consistent-hash, "
+            + "power-of-two, prefix-cache-affinity, round-robin, or a fully qualified class name)");
+  }
+
+  @Test
+  void kwargsAreValidatedNamingTheKwarg() {
+    assertThatThrownBy(() -> RequestRouters.validate("consistent-hash",
+        Map.of("num_virtual_nodes", 0L)))
+        .hasMessage("num_virtual_nodes: 0 (expected: > 0)");
+    assertThatThrownBy(() -> RequestRouters.validate("consistent-hash",
+        Map.of("num_fallback_replicas", -1L)))
+        .hasMessage("num_fallback_replicas: -1 (expected: >= 0)");
+    assertThatThrownBy(() -> RequestRouters.validate("consistent-hash",
+        Map.of("num_virtual_nodes", "many")))
+        .hasMessage("num_virtual_nodes: many (expected: an integer)");
+    assertThatThrownBy(() -> RequestRouters.validate("prefix-cache-affinity",
+        Map.of("min_match_ratio", 1.5)))
+        .hasMessage("min_match_ratio: 1.5 (expected: 0..1)");
+    assertThatThrownBy(() -> RequestRouters.validate("power-of-two", Map.of("k", 1L)))
+        .hasMessageContaining("request_router_kwargs.k: unknown for power-of-two");
   }
 
   @Test
   void loadsOutsidePolicyByClassNameWithKwargs() {
-    RequestRouter router = RequestRouters.create(FirstOnly.class.getName(), Map.of("k", 1L));
+    RequestRouter router = RequestRouters.create(FirstOnly.class.getName(), Map.of("k", 1L),
+        CONTEXT);
 
     assertThat(router).isInstanceOf(FirstOnly.class);
     assertThat(((FirstOnly) router).kwargs).containsEntry("k", 1L);
+    assertThat(RequestRouters.label(FirstOnly.class.getName())).isEqualTo("RequestRoutersTest$FirstOnly");
   }
 
   @Test
   void classThatIsNotAPolicyIsRefused() {
-    assertThatThrownBy(() -> RequestRouters.create("java.lang.String", Map.of()))
+    assertThatThrownBy(() -> RequestRouters.create("java.lang.String", Map.of(), CONTEXT))
         .hasMessageContaining("expected: a class implementing");
-    assertThatThrownBy(() -> RequestRouters.create("com.example.Missing", Map.of()))
+    assertThatThrownBy(() -> RequestRouters.create("com.example.Missing", Map.of(), CONTEXT))
         .hasMessageContaining("not found");
   }
 }

@@ -4,7 +4,6 @@ import dev.sluice.core.config.EngineConfig;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.pekko.Done;
 import org.apache.pekko.NotUsed;
@@ -17,6 +16,9 @@ import org.apache.pekko.stream.javadsl.Source;
  */
 public final class SimulatedEngine implements Engine {
 
+  /** The simulated tokenizer: one token per 4 characters of prompt. */
+  public static final int CHARS_PER_TOKEN = 4;
+
   private static final String[] WORDS = {
     "the", "river", "flows", "through", "a", "sluice", "gate", "and", "tokens", "stream",
     "past", "quiet", "stones", "while", "routers", "choose", "replicas", "under", "clear",
@@ -25,13 +27,16 @@ public final class SimulatedEngine implements Engine {
 
   private final Duration ttft;
   private final Duration itl;
-  private final AtomicInteger running = new AtomicInteger();
+  private final BatchSlots batch;
+  private final PrefixCache cache;
   private final AtomicLong generated = new AtomicLong();
   private final AtomicLong aborted = new AtomicLong();
 
   public SimulatedEngine(EngineConfig config) {
     this.ttft = Duration.ofMillis(config.ttftMs());
     this.itl = Duration.ofMillis(config.itlMs());
+    this.batch = new BatchSlots(config.maxNumSeqs());
+    this.cache = new PrefixCache(EngineConfig.BLOCK_TOKENS * CHARS_PER_TOKEN, config.kvCacheBlocks());
   }
 
   @Override
@@ -39,27 +44,26 @@ public final class SimulatedEngine implements Engine {
     return CompletableFuture.completedFuture(Done.getInstance());
   }
 
+  /**
+   * Waits for a batch slot, looks the prompt up in the prefix cache (a hit shortens the time to
+   * first token in proportion to the cached share of the prompt), then emits the tokens.
+   */
   @Override
   public Source<String, NotUsed> generate(GenerationRequest request) {
     long seed = seed(request.prompt());
     int maxTokens = request.maxTokens();
     return Source.<String, NotUsed>fromMaterializer((materializer, attributes) -> {
       int[] emitted = {0};
-      running.incrementAndGet();
-      Source<String, NotUsed> tokens = Source.range(0, maxTokens - 1).map(i -> token(seed, i));
-      if (!itl.isZero()) {
-        tokens = tokens.throttle(1, itl);
-      }
-      if (!ttft.isZero()) {
-        tokens = tokens.initialDelay(ttft);
-      }
+      BatchSlots.Admission admission = batch.admit();
+      Source<String, NotUsed> tokens = Source.completionStage(admission.admitted())
+          .flatMapConcat(admitted -> tokens(request, seed));
       return tokens.map(token -> {
         emitted[0]++;
         generated.incrementAndGet();
         return token;
       }).watchTermination((notUsed, done) -> {
         done.whenComplete((d, failure) -> {
-          running.decrementAndGet();
+          admission.finish();
           if (emitted[0] < maxTokens) {
             aborted.incrementAndGet();
           }
@@ -69,9 +73,27 @@ public final class SimulatedEngine implements Engine {
     }).mapMaterializedValue(future -> NotUsed.getInstance());
   }
 
+  private Source<String, NotUsed> tokens(GenerationRequest request, long seed) {
+    String prompt = request.prompt();
+    int promptTokens = Math.max(1, (prompt.length() + CHARS_PER_TOKEN - 1) / CHARS_PER_TOKEN);
+    int cachedChars = cache.lookupAndStore(prompt, promptTokens);
+    double uncachedShare = prompt.isEmpty() ? 1 : 1 - (double) cachedChars / prompt.length();
+    Duration firstToken = Duration.ofNanos((long) (ttft.toNanos() * uncachedShare));
+    Source<String, NotUsed> tokens =
+        Source.range(0, request.maxTokens() - 1).map(i -> token(seed, i));
+    if (!itl.isZero()) {
+      tokens = tokens.throttle(1, itl);
+    }
+    if (!firstToken.isZero()) {
+      tokens = tokens.initialDelay(firstToken);
+    }
+    return tokens;
+  }
+
   @Override
   public EngineStats stats() {
-    return new EngineStats(running.get(), generated.get(), aborted.get());
+    return new EngineStats(batch.running(), batch.waiting(), generated.get(), aborted.get(),
+        cache.hitRatio(), (double) cache.usedBlocks() / cache.capacityBlocks());
   }
 
   @Override

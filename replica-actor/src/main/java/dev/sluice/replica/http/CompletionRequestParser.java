@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.sluice.core.http.ApiError;
+import dev.sluice.core.openai.Prompts;
 import java.util.Set;
 
 /**
@@ -126,26 +127,9 @@ public final class CompletionRequestParser {
   }
 
   private static String content(JsonNode content, String at) {
-    if (content == null) {
-      return "";
-    }
-    if (content.isTextual()) {
-      return content.asText();
-    }
-    if (content.isArray()) {
-      StringBuilder text = new StringBuilder();
-      for (JsonNode part : content) {
-        JsonNode partText = part.isObject() ? field(part, "text") : null;
-        if (partText == null || !partText.isTextual()) {
-          throw ApiError.invalid(at, at + ": " + abbreviate(part)
-              + " (expected: {\"type\": \"text\", \"text\": \"...\"})");
-        }
-        text.append(partText.asText());
-      }
-      return text.toString();
-    }
-    throw ApiError.invalid(at, at + ": " + abbreviate(content)
-        + " (expected: a string or a list of text parts)");
+    return Prompts.content(content).orElseThrow(() -> ApiError.invalid(at, at + ": "
+        + abbreviate(content) + " (expected: a string or a list of {\"type\": \"text\", "
+        + "\"text\": \"...\"} parts)"));
   }
 
   private static String prompt(JsonNode root) {

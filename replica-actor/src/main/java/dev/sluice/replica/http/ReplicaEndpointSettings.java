@@ -8,6 +8,7 @@ import java.util.Objects;
  *
  * @param unconsumedResponseTimeout how long a streaming answer may wait to be rendered before its
  *     slot is freed (the client left before the first byte)
+ * @param reservationTimeout an unconsumed slot reservation is released after this long
  */
 public record ReplicaEndpointSettings(
     String replicaId,
@@ -17,9 +18,11 @@ public record ReplicaEndpointSettings(
     int maxModelLen,
     long maxRequestBytes,
     Duration bodyTimeout,
-    Duration unconsumedResponseTimeout) {
+    Duration unconsumedResponseTimeout,
+    Duration reservationTimeout) {
 
   public ReplicaEndpointSettings {
+    Objects.requireNonNull(reservationTimeout, "reservationTimeout");
     Objects.requireNonNull(replicaId, "replicaId");
     Objects.requireNonNull(modelId, "modelId");
     Objects.requireNonNull(bodyTimeout, "bodyTimeout");

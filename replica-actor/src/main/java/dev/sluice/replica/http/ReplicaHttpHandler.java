@@ -36,9 +36,14 @@ import scala.concurrent.ExecutionContextExecutor;
 public final class ReplicaHttpHandler
     implements org.apache.pekko.japi.function.Function<HttpRequest, CompletionStage<HttpResponse>> {
 
+  /** Internal: slot reservations for the router's choose/dispatch path. */
+  public static final String RESERVATIONS = "/-/reservations";
+
   private final ReplicaEndpointSettings settings;
   private final Engine engine;
   private final Slots slots;
+  private final Reservations reservations;
+  private final org.apache.pekko.actor.Cancellable expirySweep;
   private final CompletionRequestParser parser;
   private final Materializer materializer;
   private final ActorSystem<?> system;
@@ -52,11 +57,28 @@ public final class ReplicaHttpHandler
     this.settings = settings;
     this.engine = engine;
     this.slots = new Slots(settings.maxOngoingRequests());
+    this.reservations = new Reservations(slots, settings.reservationTimeout());
     this.parser = new CompletionRequestParser(
         settings.modelId(), settings.defaultMaxTokens(), settings.maxModelLen());
     this.materializer = Materializer.matFromSystem(system);
     this.executor = system.executionContext();
     this.servedBy = RawHeader.create(SluiceHeaders.SERVED_BY, settings.replicaId());
+    this.expirySweep = system.scheduler().scheduleWithFixedDelay(Duration.ofSeconds(1),
+        Duration.ofSeconds(1), () -> reservations.expire(System.nanoTime()), executor);
+  }
+
+  /** Stops the reservation expiry sweep; the server binding is closed by its owner. */
+  public void close() {
+    expirySweep.cancel();
+  }
+
+  public Reservations reservations() {
+    return reservations;
+  }
+
+  /** The engine behind this endpoint. */
+  public Engine engine() {
+    return engine;
   }
 
   public Slots slots() {
@@ -84,6 +106,13 @@ public final class ReplicaHttpHandler
       return completion(request, CompletionRequest.Kind.COMPLETION);
     }
     request.discardEntityBytes(materializer);
+    if (post && path.equals(RESERVATIONS)) {
+      return done(reserve());
+    }
+    if (request.method().equals(HttpMethods.DELETE) && path.startsWith(RESERVATIONS + "/")) {
+      reservations.release(path.substring(RESERVATIONS.length() + 1));
+      return done(HttpResponse.create().withStatus(204));
+    }
     if (get && path.equals("/v1/models")) {
       return done(json(200, ModelList.json(List.of(settings.modelId()))));
     }
@@ -96,7 +125,8 @@ public final class ReplicaHttpHandler
       return done(json(200, stats()));
     }
     boolean known = path.equals("/v1/chat/completions") || path.equals("/v1/completions")
-        || path.equals("/v1/models") || path.equals("/-/healthz") || path.equals("/-/stats");
+        || path.equals("/v1/models") || path.equals("/-/healthz") || path.equals("/-/stats")
+        || path.startsWith(RESERVATIONS);
     return done(error(known
         ? new ApiError(ApiError.Code.METHOD_NOT_ALLOWED,
             "Method " + request.method().value() + " not allowed on " + path, null)
@@ -109,7 +139,9 @@ public final class ReplicaHttpHandler
       request.discardEntityBytes(materializer);
       return done(refuse(ServeReason.REPLICA_DRAINING, "Replica is draining"));
     }
-    Slots.Slot slot = slots.tryAcquire();
+    Slots.Slot slot = request.getHeader(SluiceHeaders.SLOT_TOKEN)
+        .flatMap(token -> reservations.consume(token.value()))
+        .orElseGet(slots::tryAcquire);
     if (slot == null) {
       counters.rejected.increment();
       request.discardEntityBytes(materializer);
@@ -180,6 +212,18 @@ public final class ReplicaHttpHandler
         });
   }
 
+  /** {@code POST /-/reservations}: 200 with a token and the true ongoing count, or 503. */
+  private HttpResponse reserve() {
+    if (draining) {
+      return refuse(ServeReason.REPLICA_DRAINING, "Replica is draining");
+    }
+    return reservations.reserve()
+        .map(r -> json(200, "{\"token\":\"" + r.token() + "\",\"ongoing\":" + r.ongoing() + "}"))
+        .orElseGet(() -> json(503, "{\"ongoing\":" + slots.ongoing() + "}").addHeader(
+            RawHeader.create(SluiceHeaders.SERVE_REASON,
+                ServeReason.REPLICA_AT_CAPACITY.value())));
+  }
+
   private static String idPrefix(CompletionRequest request) {
     return request.kind() == CompletionRequest.Kind.CHAT ? "chatcmpl-" : "cmpl-";
   }
@@ -189,12 +233,16 @@ public final class ReplicaHttpHandler
     return "{\"replica_id\":\"" + settings.replicaId() + "\",\"ongoing\":" + slots.ongoing()
         + ",\"max_ongoing_requests\":" + slots.limit()
         + ",\"draining\":" + draining
+        + ",\"reservations\":" + reservations.outstanding()
         + ",\"accepted_connections\":" + counters.connections.sum()
         + ",\"streams\":" + counters.streams.sum()
         + ",\"rejected\":" + counters.rejected.sum()
         + ",\"engine\":{\"running\":" + engineStats.running()
+        + ",\"waiting\":" + engineStats.waiting()
         + ",\"generated_tokens\":" + engineStats.generatedTokens()
-        + ",\"aborted\":" + engineStats.aborted() + "}}";
+        + ",\"aborted\":" + engineStats.aborted()
+        + ",\"prefix_cache_hit_ratio\":" + engineStats.prefixCacheHitRatio()
+        + ",\"kv_cache_usage\":" + engineStats.kvCacheUsage() + "}}";
   }
 
   private HttpResponse refuse(ServeReason reason, String message) {

@@ -31,7 +31,7 @@ class ReplicaEndpointIT {
       ConfigFactory.parseResources("application-test-base.conf").withFallback(ConfigFactory.load()));
   private static final HttpClient client = HttpClient.newHttpClient();
   private static final SimulatedEngine engine =
-      new SimulatedEngine(new EngineConfig("simulated", 0, 10, 8, 4096));
+      new SimulatedEngine(new EngineConfig("simulated", 0, 10, 8, 4096, 256, 4096));
   private static ReplicaHttpHandler handler;
   private static ServerBinding binding;
   private static String base;
@@ -40,7 +40,7 @@ class ReplicaEndpointIT {
   static void start() throws Exception {
     handler = new ReplicaHttpHandler(testKit.system(), new ReplicaEndpointSettings(
         "llm#sim#abcd1234", "sim", 2, 8, 4096, 1 << 20, Duration.ofSeconds(5),
-        Duration.ofSeconds(5)), engine);
+        Duration.ofSeconds(5), Duration.ofSeconds(5)), engine);
     binding = ReplicaServer.bind(testKit.system(), "127.0.0.1", List.of(0), handler)
         .toCompletableFuture().get();
     base = "http://127.0.0.1:" + binding.localAddress().getPort();

@@ -1,12 +1,12 @@
 package dev.sluice.router.policy.roundrobin;
 
 import dev.sluice.core.ReplicaInfo;
+import dev.sluice.router.spi.Kwargs;
 import dev.sluice.router.spi.PendingRequest;
 import dev.sluice.router.spi.RequestRouter;
+import dev.sluice.router.spi.RouterContext;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
-import java.util.concurrent.ThreadLocalRandom;
 
 /**
  * {@code round-robin}: a cursor that starts at a random offset and advances by one per call. Ranks
@@ -23,12 +23,9 @@ public final class RoundRobinRouter implements RequestRouter {
     this.cursor = start;
   }
 
-  public static RoundRobinRouter create(Map<String, Object> kwargs) {
-    if (!kwargs.isEmpty()) {
-      throw new IllegalArgumentException(
-          "request_router_kwargs: " + kwargs.keySet() + " (expected: none for round-robin)");
-    }
-    return new RoundRobinRouter(ThreadLocalRandom.current().nextInt(1 << 16));
+  public static RoundRobinRouter create(RouterContext context, Kwargs kwargs) {
+    kwargs.allowOnly();
+    return new RoundRobinRouter(context.random().nextInt(1 << 16));
   }
 
   @Override

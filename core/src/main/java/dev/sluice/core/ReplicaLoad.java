@@ -1,0 +1,28 @@
+package dev.sluice.core;
+
+import dev.sluice.core.serialization.ClusterMessage;
+import java.util.Objects;
+
+/**
+ * A replica's report of its own load, published on {@link ReplicaLoadTopic} at most every report
+ * interval and only on change (plus a heartbeat). Routers add their own assignments since the
+ * last report; a report older than the staleness limit counts as unknown.
+ *
+ * @param ongoing requests holding a slot (running or waiting in the engine)
+ * @param waiting requests admitted but waiting for an engine batch slot
+ * @param prefixCacheHitRatio engine prefix-cache hit ratio since start (0..1)
+ * @param kvCacheUsage share of KV-cache blocks in use (0..1)
+ */
+public record ReplicaLoad(
+    ReplicaId replica,
+    int ongoing,
+    int waiting,
+    int maxOngoingRequests,
+    double prefixCacheHitRatio,
+    double kvCacheUsage)
+    implements ClusterMessage {
+
+  public ReplicaLoad {
+    Objects.requireNonNull(replica, "replica");
+  }
+}

@@ -1,0 +1,76 @@
+package dev.sluice.router.internal;
+
+import dev.sluice.core.metrics.SlidingRate;
+import dev.sluice.core.metrics.SluiceMetrics;
+import dev.sluice.router.spi.PolicyMetrics;
+import io.prometheus.metrics.core.datapoints.CounterDataPoint;
+import io.prometheus.metrics.core.datapoints.DistributionDataPoint;
+import io.prometheus.metrics.core.datapoints.GaugeDataPoint;
+import io.prometheus.metrics.core.metrics.Counter;
+
+/**
+ * The router's metrics for one deployment and its policy, registered through
+ * {@link SluiceMetrics}: decisions and their latency, fallbacks by rank, index (ring) rebuilds and
+ * the affinity rate over the last 1,000 decisions that could follow affinity.
+ */
+public final class RouterMetrics implements PolicyMetrics {
+
+  private static final int AFFINITY_WINDOW = 1000;
+
+  private final CounterDataPoint routed;
+  private final CounterDataPoint refused;
+  private final DistributionDataPoint latency;
+  private final Counter fallbacks;
+  private final CounterDataPoint rebuilds;
+  private final GaugeDataPoint affinityRate;
+  private final SlidingRate affinity = new SlidingRate(AFFINITY_WINDOW);
+  private final String deployment;
+  private final String policy;
+
+  public RouterMetrics(SluiceMetrics metrics, String deployment, String policy) {
+    this.deployment = deployment;
+    this.policy = policy;
+    Counter decisions = metrics.counter("router_decisions_total",
+        "Routing decisions by outcome (routed: a replica was chosen).",
+        "deployment", "policy", "outcome");
+    this.routed = decisions.labelValues(deployment, policy, "routed");
+    this.refused = decisions.labelValues(deployment, policy, "no_replica");
+    this.latency = metrics.histogram("router_decision_seconds",
+        "Time the policy took to rank the candidates.", SluiceMetrics.FAST_SECONDS, "policy")
+        .labelValues(policy);
+    this.fallbacks = metrics.counter("router_fallbacks_total",
+        "Requests that went to a replica below the first rank (e.g. a consistent-hash "
+            + "successor), by rank.", "deployment", "policy", "rank");
+    this.rebuilds = metrics.counter("router_index_rebuilds_total",
+        "Policy index rebuilds (consistent-hash ring, prefix index) after replica-set changes.",
+        "deployment", "policy").labelValues(deployment, policy);
+    this.affinityRate = metrics.gauge("router_affinity_rate",
+        "Share of the last 1000 affinity-eligible decisions that followed affinity.",
+        "deployment", "policy").labelValues(deployment, policy);
+  }
+
+  public void decided(long nanos, boolean found) {
+    latency.observe(nanos / 1e9);
+    (found ? routed : refused).inc();
+  }
+
+  public void rankUsed(int rank) {
+    if (rank > 0) {
+      fallbacks.labelValues(deployment, policy, Integer.toString(rank)).inc();
+    }
+  }
+
+  @Override
+  public void indexRebuilt() {
+    rebuilds.inc();
+  }
+
+  @Override
+  public void affinity(boolean hit) {
+    affinityRate.set(affinity.record(hit));
+  }
+
+  public double affinityRate() {
+    return affinity.rate();
+  }
+}

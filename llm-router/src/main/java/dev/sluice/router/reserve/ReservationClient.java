@@ -1,0 +1,68 @@
+package dev.sluice.router.reserve;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.sluice.core.ReplicaInfo;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.TimeUnit;
+import org.apache.pekko.actor.typed.ActorSystem;
+import org.apache.pekko.http.javadsl.Http;
+import org.apache.pekko.http.javadsl.model.HttpMethods;
+import org.apache.pekko.http.javadsl.model.HttpRequest;
+
+/**
+ * Talks to a replica's reservation endpoint: {@code POST /-/reservations} takes a slot (token +
+ * true ongoing count) or is refused (ongoing count); {@code DELETE /-/reservations/<token>}
+ * gives an unused slot back (idempotent on the replica).
+ */
+public final class ReservationClient {
+
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  private final ActorSystem<?> system;
+  private final Duration timeout;
+
+  public ReservationClient(ActorSystem<?> system, Duration timeout) {
+    this.system = system;
+    this.timeout = timeout;
+  }
+
+  /**
+   * The replica's answer.
+   *
+   * @param token the reservation, empty when the replica refused (at capacity or draining)
+   */
+  public record Outcome(Optional<String> token, int ongoing) {}
+
+  public CompletionStage<Outcome> reserve(ReplicaInfo replica) {
+    return Http.get(system)
+        .singleRequest(HttpRequest.POST("http://" + replica.authority() + "/-/reservations"))
+        .thenCompose(response -> response.entity().toStrict(timeout.toMillis(), system)
+            .thenApply(entity -> parse(response.status().intValue(),
+                entity.getData().utf8String())))
+        .toCompletableFuture()
+        .orTimeout(timeout.toNanos(), TimeUnit.NANOSECONDS);
+  }
+
+  public CompletionStage<Void> release(ReplicaInfo replica, String token) {
+    return Http.get(system)
+        .singleRequest(HttpRequest.create("http://" + replica.authority() + "/-/reservations/"
+            + token).withMethod(HttpMethods.DELETE))
+        .thenAccept(response -> response.discardEntityBytes(system));
+  }
+
+  private static Outcome parse(int status, String body) {
+    try {
+      JsonNode json = JSON.readTree(body);
+      int ongoing = json.path("ongoing").asInt(-1);
+      if (status == 200 && json.path("token").isTextual()) {
+        return new Outcome(Optional.of(json.get("token").asText()), ongoing);
+      }
+      return new Outcome(Optional.empty(), ongoing);
+    } catch (java.io.IOException e) {
+      return new Outcome(Optional.empty(), -1);
+    }
+  }
+}
