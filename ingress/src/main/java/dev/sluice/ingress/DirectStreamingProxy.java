@@ -28,6 +28,7 @@ import org.apache.pekko.http.javadsl.model.ResponseEntity;
 import org.apache.pekko.http.javadsl.model.headers.RawHeader;
 import org.apache.pekko.http.javadsl.settings.ClientConnectionSettings;
 import org.apache.pekko.http.javadsl.settings.ConnectionPoolSettings;
+import org.apache.pekko.stream.Materializer;
 import org.apache.pekko.stream.StreamTcpException;
 
 /**
@@ -53,6 +54,7 @@ final class DirectStreamingProxy {
   private final IngressSettings settings;
   private final ConnectionPoolSettings poolSettings;
   private final Http http;
+  private final Materializer materializer;
 
   DirectStreamingProxy(ActorSystem<?> system, ActorRef<LLMRouter.Command> router,
       ReplicaSetView view, IngressSettings settings) {
@@ -61,6 +63,7 @@ final class DirectStreamingProxy {
     this.view = view;
     this.settings = settings;
     this.http = Http.get(system);
+    this.materializer = Materializer.matFromSystem(system);
     this.poolSettings = ConnectionPoolSettings.create(system.classicSystem())
         .withConnectionSettings(ClientConnectionSettings.create(system.classicSystem())
             .withConnectingTimeout(toScala(settings.upstreamConnectTimeout()))
@@ -84,7 +87,20 @@ final class DirectStreamingProxy {
         break;
       }
     }
-    RouteRequest routeRequest = RouteRequest.of(requestId, session);
+    if (!settings.forwardBody()) {
+      return route(request, requestId, RouteRequest.of(requestId, session));
+    }
+    Optional<String> sessionId = session;
+    return BodyPrefix.read(request.entity(), settings.forwardBodyLimit(), materializer)
+        .thenCompose(body -> route(request.withEntity(body.entity()), requestId,
+            new RouteRequest(requestId, sessionId, Optional.of(body.forRouter()))))
+        .exceptionally(failure -> error(new ApiError(ApiError.Code.INVALID_REQUEST,
+            "Could not read the request body: " + unwrap(failure).getMessage(), null),
+            requestId));
+  }
+
+  private CompletionStage<HttpResponse> route(
+      HttpRequest request, String requestId, RouteRequest routeRequest) {
     return AskPattern.<LLMRouter.Command, RouteResult>ask(router,
             replyTo -> new LLMRouter.Route(routeRequest, replyTo),
             settings.routeTimeout(), system.scheduler())
@@ -174,9 +190,19 @@ final class DirectStreamingProxy {
     return HttpEntities.createChunked(entity.getContentType(), entity.getDataBytes());
   }
 
-  private HttpResponse upstreamFailure(Throwable failure, String requestId, String replicaId) {
-    Throwable cause = failure instanceof java.util.concurrent.CompletionException
+  private static Throwable unwrap(Throwable failure) {
+    return failure instanceof java.util.concurrent.CompletionException
         && failure.getCause() != null ? failure.getCause() : failure;
+  }
+
+  private static HttpResponse error(ApiError error, String requestId) {
+    return HttpResponse.create().withStatus(error.status())
+        .addHeader(RawHeader.create(SluiceHeaders.REQUEST_ID, requestId))
+        .withEntity(HttpEntities.create(ContentTypes.APPLICATION_JSON, error.toJson()));
+  }
+
+  private HttpResponse upstreamFailure(Throwable failure, String requestId, String replicaId) {
+    Throwable cause = unwrap(failure);
     if (cause instanceof StreamTcpException) {
       return FailClosed.response(ServeReason.REPLICA_UNREACHABLE, requestId,
           "replica " + replicaId + ": " + cause.getMessage().toLowerCase(Locale.ROOT));

@@ -9,6 +9,8 @@ import java.time.Duration;
  * @param routeTimeout how long to wait for the router's pick before failing closed
  * @param maxConnectionsPerReplica pooled keep-alive connections per replica endpoint
  * @param maxOpenRequestsPerReplica requests that may wait for or use those connections (power of 2)
+ * @param forwardBody whether the body (up to {@code forwardBodyLimit} bytes) goes to the router
+ *     for body-aware policies; off, the body is not read before routing
  */
 public record IngressSettings(
     String host,
@@ -19,7 +21,18 @@ public record IngressSettings(
     int maxConnectionsPerReplica,
     int maxOpenRequestsPerReplica,
     Duration upstreamConnectTimeout,
-    Duration upstreamIdleTimeout) {
+    Duration upstreamIdleTimeout,
+    boolean forwardBody,
+    int forwardBodyLimit) {
+
+  private static int forwardBodyLimit(Config config) {
+    long limit = config.getBytes("forward-body-limit");
+    if (limit < 1 || limit > Integer.MAX_VALUE / 2) {
+      throw new IllegalArgumentException("sluice.ingress.forward-body-limit: " + limit
+          + " (expected: 1 byte .. 1 GiB)");
+    }
+    return (int) limit;
+  }
 
   public static IngressSettings fromConfig(Config root) {
     Config config = root.getConfig("sluice.ingress");
@@ -47,6 +60,8 @@ public record IngressSettings(
         maxConnections,
         maxOpen,
         config.getDuration("upstream.connect-timeout"),
-        config.getDuration("upstream.idle-timeout"));
+        config.getDuration("upstream.idle-timeout"),
+        config.getBoolean("forward-body"),
+        forwardBodyLimit(config));
   }
 }

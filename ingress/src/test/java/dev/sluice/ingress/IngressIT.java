@@ -44,7 +44,10 @@ class IngressIT {
   private static final LinkedBlockingQueue<RouteRequest> seen = new LinkedBlockingQueue<>();
   private static final ReplicaSetView view = new ReplicaSetView();
   private static ServerBinding binding;
+  private static ServerBinding forwarding;
+  private static ServerBinding echo;
   private static ReplicaInfo closedPortReplica;
+  private static ReplicaInfo echoReplica;
 
   @BeforeAll
   static void start() throws Exception {
@@ -64,17 +67,33 @@ class IngressIT {
     }
     closedPortReplica = new ReplicaInfo(ReplicaId.parse("llm#sim#closed00"), "node", "127.0.0.1",
         closedPort, 4, ReplicaState.RUNNING, List.of("sim"));
+    // A stand-in replica that answers with the number of body bytes it received.
+    echo = org.apache.pekko.http.javadsl.Http.get(testKit.system()).newServerAt("127.0.0.1", 0)
+        .bind((org.apache.pekko.japi.function.Function<org.apache.pekko.http.javadsl.model
+            .HttpRequest, java.util.concurrent.CompletionStage<org.apache.pekko.http.javadsl.model
+            .HttpResponse>>) request -> request.entity().toStrict(5_000, testKit.system())
+            .thenApply(strict -> org.apache.pekko.http.javadsl.model.HttpResponse.create()
+                .withEntity("{\"received\":" + strict.getData().size() + "}")))
+        .toCompletableFuture().get();
+    echoReplica = new ReplicaInfo(ReplicaId.parse("llm#sim#echo0000"), "node", "127.0.0.1",
+        echo.localAddress().getPort(), 4, ReplicaState.RUNNING, List.of("sim"));
     view.apply(new ReplicaSet(new DeploymentId("llm", "sim"), 1, "/", List.of("sim"),
-        "round-robin", Map.of(), List.of(closedPortReplica)));
+        "round-robin", Map.of(), List.of(closedPortReplica, echoReplica)));
     IngressSettings settings = new IngressSettings("127.0.0.1", 0, Duration.ofMillis(300),
-        "x-session-id", true, 8, 16, Duration.ofSeconds(1), Duration.ofSeconds(30));
+        "x-session-id", true, 8, 16, Duration.ofSeconds(1), Duration.ofSeconds(30), false, 1024);
     binding = IngressServer.start(testKit.system(), router, settings, view)
+        .toCompletableFuture().get();
+    IngressSettings forwardSettings = new IngressSettings("127.0.0.1", 0, Duration.ofMillis(300),
+        "x-session-id", true, 8, 16, Duration.ofSeconds(1), Duration.ofSeconds(30), true, 1024);
+    forwarding = IngressServer.start(testKit.system(), router, forwardSettings, view)
         .toCompletableFuture().get();
   }
 
   @AfterAll
   static void stop() {
     binding.unbind();
+    forwarding.unbind();
+    echo.unbind();
     testKit.shutdownTestKit();
   }
 
@@ -84,10 +103,14 @@ class IngressIT {
   }
 
   private static HttpResponse<String> chat(String... headers) throws Exception {
+    return send(binding, "{\"messages\":[{\"role\":\"user\",\"content\":\"x\"}]}", headers);
+  }
+
+  private static HttpResponse<String> send(ServerBinding server, String body, String... headers)
+      throws Exception {
     var request = HttpRequest.newBuilder(URI.create(
-            "http://127.0.0.1:" + binding.localAddress().getPort() + "/v1/chat/completions"))
-        .POST(HttpRequest.BodyPublishers.ofString(
-            "{\"messages\":[{\"role\":\"user\",\"content\":\"x\"}]}"));
+            "http://127.0.0.1:" + server.localAddress().getPort() + "/v1/chat/completions"))
+        .POST(HttpRequest.BodyPublishers.ofString(body));
     if (headers.length > 0) {
       request.headers(headers);
     }
@@ -144,6 +167,43 @@ class IngressIT {
     assertThat(routed.requestId()).isEqualTo("rid-7");
     assertThat(routed.body()).isEmpty();
     assertThat(response.headers().firstValue("x-request-id")).hasValue("rid-7");
+  }
+
+  @Test
+  void forwardsASmallBodyWholeToTheRouter() throws Exception {
+    script.set(request -> new RouteResult.Routed(echoReplica));
+    String body = "{\"model\":\"sim\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}";
+
+    HttpResponse<String> response = send(forwarding, body);
+
+    RouteRequest routed = seen.poll(5, TimeUnit.SECONDS);
+    assertThat(routed.body()).hasValueSatisfying(forwarded -> {
+      assertThat(forwarded.truncated()).isFalse();
+      assertThat(new String(forwarded.bytes(), java.nio.charset.StandardCharsets.UTF_8))
+          .isEqualTo(body);
+      assertThat(forwarded.routingKeys().model()).hasValue("sim");
+      assertThat(forwarded.routingKeys().prompt()).hasValue("hi");
+    });
+    assertThat(response.body()).isEqualTo("{\"received\":" + body.length() + "}");
+  }
+
+  @Test
+  void cutsALargeBodyForTheRouterButSendsItWholeToTheReplica() throws Exception {
+    script.set(request -> new RouteResult.Routed(echoReplica));
+    String body = "{\"messages\":[{\"role\":\"user\",\"content\":\"" + "x".repeat(5000)
+        + "\"}]}";
+
+    HttpResponse<String> response = send(forwarding, body);
+
+    RouteRequest routed = seen.poll(5, TimeUnit.SECONDS);
+    assertThat(routed.body()).hasValueSatisfying(forwarded -> {
+      assertThat(forwarded.truncated()).isTrue();
+      assertThat(forwarded.truncationHeader()).isEqualTo("1024/" + body.length());
+      assertThat(forwarded.routingKeys().prompt()).isEmpty();
+    });
+    assertThat(response.statusCode()).isEqualTo(200);
+    assertThat(response.body()).isEqualTo("{\"received\":" + body.length() + "}");
+    assertThat(response.headers().firstValue("x-sluice-replica")).hasValue("llm#sim#echo0000");
   }
 
   @Test

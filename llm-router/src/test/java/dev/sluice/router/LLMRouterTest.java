@@ -39,8 +39,46 @@ class LLMRouterTest {
   }
 
   private static ReplicaSet set(long version, List<ReplicaInfo> replicas) {
+    return set(version, "round-robin", replicas);
+  }
+
+  private static ReplicaSet set(long version, String policy, List<ReplicaInfo> replicas) {
     return new ReplicaSet(new DeploymentId("llm", "sim"), version, "/", List.of("sim"),
-        "round-robin", Map.of(), replicas);
+        policy, Map.of(), replicas);
+  }
+
+  @Test
+  void powerOfTwoFollowsReplicaLoadReportsAndItsOwnAssignments() {
+    var router = testKit.spawn(LLMRouter.create(
+        new dev.sluice.core.metrics.SluiceMetrics(
+            new io.prometheus.metrics.model.registry.PrometheusRegistry())));
+    var sets = testKit.spawn(ReplicaSetTopic.behavior());
+    var loads = testKit.spawn(dev.sluice.core.ReplicaLoadTopic.behavior());
+    ReplicaInfo busy = replica("busy0000");
+    ReplicaInfo idle = replica("idle0000");
+    TestProbe<RouteResult> waiter = testKit.createTestProbe();
+    waiter.awaitAssert(Duration.ofSeconds(5), () -> {
+      sets.tell(ReplicaSetTopic.publish(set(1, "power-of-two", List.of(busy, idle))));
+      loads.tell(org.apache.pekko.actor.typed.pubsub.Topic.publish(
+          new dev.sluice.core.ReplicaLoad(busy.id(), 3, 0, 4, 0, 0)));
+      loads.tell(org.apache.pekko.actor.typed.pubsub.Topic.publish(
+          new dev.sluice.core.ReplicaLoad(idle.id(), 0, 0, 4, 0, 0)));
+      assertThat(route(router, Optional.empty())).isEqualTo(new RouteResult.Routed(idle));
+      return null;
+    });
+    // idle now has 1 own assignment, busy 3 reported: three more picks still go to idle...
+    for (int i = 0; i < 2; i++) {
+      assertThat(route(router, Optional.empty())).isEqualTo(new RouteResult.Routed(idle));
+    }
+    // ...then both are at 3; busy is full at 4 after one more, and idle follows.
+    Set<String> picked = new HashSet<>();
+    for (int i = 0; i < 2; i++) {
+      picked.add(((RouteResult.Routed) route(router, Optional.empty())).replica().id().uniqueId());
+    }
+    assertThat(picked).containsExactlyInAnyOrder("busy0000", "idle0000");
+    RouteResult full = route(router, Optional.empty());
+    assertThat(full).isInstanceOf(RouteResult.NotRouted.class);
+    assertThat(((RouteResult.NotRouted) full).detail()).contains("at max_ongoing_requests");
   }
 
   private static RouteResult route(

@@ -55,7 +55,8 @@ public final class SimulatedEngine implements Engine {
     return Source.<String, NotUsed>fromMaterializer((materializer, attributes) -> {
       int[] emitted = {0};
       BatchSlots.Admission admission = batch.admit();
-      Source<String, NotUsed> tokens = Source.completionStage(admission.admitted())
+      Source<String, NotUsed> tokens = Source.completionStage(admission.admitted()
+              .thenApply(admitted -> Done.getInstance()))
           .flatMapConcat(admitted -> tokens(request, seed));
       return tokens.map(token -> {
         emitted[0]++;
@@ -76,9 +77,8 @@ public final class SimulatedEngine implements Engine {
   private Source<String, NotUsed> tokens(GenerationRequest request, long seed) {
     String prompt = request.prompt();
     int promptTokens = Math.max(1, (prompt.length() + CHARS_PER_TOKEN - 1) / CHARS_PER_TOKEN);
-    int cachedChars = cache.lookupAndStore(prompt, promptTokens);
-    double uncachedShare = prompt.isEmpty() ? 1 : 1 - (double) cachedChars / prompt.length();
-    Duration firstToken = Duration.ofNanos((long) (ttft.toNanos() * uncachedShare));
+    Duration firstToken = firstTokenDelay(ttft, cache.lookupAndStore(prompt, promptTokens),
+        prompt.length());
     Source<String, NotUsed> tokens =
         Source.range(0, request.maxTokens() - 1).map(i -> token(seed, i));
     if (!itl.isZero()) {
@@ -88,6 +88,12 @@ public final class SimulatedEngine implements Engine {
       tokens = tokens.initialDelay(firstToken);
     }
     return tokens;
+  }
+
+  /** TTFT shortened in proportion to the cached share of the prompt. */
+  static Duration firstTokenDelay(Duration ttft, int cachedChars, int promptChars) {
+    double uncachedShare = promptChars == 0 ? 1 : 1 - (double) cachedChars / promptChars;
+    return Duration.ofNanos((long) (ttft.toNanos() * uncachedShare));
   }
 
   @Override
