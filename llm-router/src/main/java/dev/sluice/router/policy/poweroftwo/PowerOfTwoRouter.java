@@ -39,6 +39,32 @@ public final class PowerOfTwoRouter implements RequestRouter {
   public List<List<ReplicaInfo>> chooseReplicas(
       List<ReplicaInfo> candidates, PendingRequest request) {
     int n = candidates.size();
+    if (n == 0) {
+      return List.of();
+    }
+    // Sample directly: cheap when few replicas are full. A few misses mean many are full; then
+    // count the open ones once and sample among them.
+    ReplicaInfo first = null;
+    ReplicaInfo second = null;
+    for (int attempt = 0; attempt < 8 && second == null; attempt++) {
+      ReplicaInfo candidate = candidates.get(random.nextInt(n));
+      if (candidate == first || loads.isKnownFull(candidate)) {
+        continue;
+      }
+      if (first == null) {
+        first = candidate;
+      } else {
+        second = candidate;
+      }
+    }
+    if (second == null) {
+      return sampleAmongOpen(candidates);
+    }
+    return ranked(first, second);
+  }
+
+  private List<List<ReplicaInfo>> sampleAmongOpen(List<ReplicaInfo> candidates) {
+    int n = candidates.size();
     if (open.length < n) {
       open = new int[n];
     }
@@ -57,7 +83,10 @@ public final class PowerOfTwoRouter implements RequestRouter {
       return List.of(List.of(first));
     }
     int b = random.nextInt(count - 1);
-    ReplicaInfo second = candidates.get(open[b >= a ? b + 1 : b]);
+    return ranked(first, candidates.get(open[b >= a ? b + 1 : b]));
+  }
+
+  private List<List<ReplicaInfo>> ranked(ReplicaInfo first, ReplicaInfo second) {
     return better(first, second) ? List.of(List.of(first), List.of(second))
         : List.of(List.of(second), List.of(first));
   }

@@ -7,12 +7,15 @@ import dev.sluice.router.spi.PendingRequest;
 import dev.sluice.router.spi.PolicyMetrics;
 import dev.sluice.router.spi.RequestRouter;
 import dev.sluice.router.spi.RouterContext;
+import java.util.AbstractList;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
+import java.util.RandomAccess;
 import java.util.Set;
 import java.util.random.RandomGenerator;
 
@@ -39,6 +42,9 @@ public final class PrefixCacheAffinityRouter implements RequestRouter {
   private Map<String, Integer> slots = new HashMap<>();
   private List<String> slotIds = new ArrayList<>();
   private List<ReplicaInfo> lastCandidates = List.of();
+  /** Index slot of each candidate, by position in {@link #lastCandidates}. */
+  private int[] candidateSlot = new int[0];
+  private int[] loadScratch = new int[0];
 
   PrefixCacheAffinityRouter(RouterContext context, double minMatchRatio, int imbalanceAbs,
       double imbalanceRel, int blockChars, int maxBlocks) {
@@ -75,73 +81,104 @@ public final class PrefixCacheAffinityRouter implements RequestRouter {
     if (candidates != lastCandidates) {
       sync(candidates);
     }
-    if (candidates.isEmpty()) {
+    int n = candidates.size();
+    if (n == 0) {
       return List.of();
     }
-    ReplicaInfo leastLoaded = leastLoaded(candidates, null);
-    ReplicaInfo chosen = leastLoaded;
+    int[] load = loadsOf(candidates);
+    int leastLoaded = leastLoaded(load, n, null);
+    int chosen = leastLoaded;
     if (request.prompt().isPresent()) {
       String prompt = request.prompt().get();
       PrefixIndex.Match match = index.longestMatch(prompt);
       boolean affine = match.chars() > 0 && match.chars() >= minMatchRatio * prompt.length();
       if (affine) {
-        ReplicaInfo favourite = leastLoaded(candidates, match.replicas());
-        int favouriteLoad = loads.estimatedLoad(favourite);
-        int minLoad = loads.estimatedLoad(leastLoaded);
-        boolean imbalanced = favouriteLoad - minLoad > imbalanceAbs
-            && favouriteLoad > imbalanceRel * minLoad;
+        int favourite = leastLoaded(load, n, match.replicas());
+        boolean imbalanced = load[favourite] - load[leastLoaded] > imbalanceAbs
+            && load[favourite] > imbalanceRel * load[leastLoaded];
         chosen = imbalanced ? leastLoaded : favourite;
         metrics.affinity(!imbalanced);
       } else {
         metrics.affinity(false);
       }
-      index.insert(slots.get(chosen.id().uniqueId()), prompt);
+      index.insert(candidateSlot[chosen], prompt);
     }
-    return ranks(candidates, chosen);
+    return new Ranks(candidates, chosen, load.clone());
   }
 
-  /** The chosen replica first, then the others by load (fallbacks on the reserve path). */
-  private List<List<ReplicaInfo>> ranks(List<ReplicaInfo> candidates, ReplicaInfo chosen) {
-    if (candidates.size() == 1) {
-      return List.of(List.of(chosen));
+  /** Every candidate's load, read once per decision. */
+  private int[] loadsOf(List<ReplicaInfo> candidates) {
+    int n = candidates.size();
+    if (loadScratch.length < n) {
+      loadScratch = new int[n];
     }
-    List<ReplicaInfo> rest = new ArrayList<>(candidates.size() - 1);
-    for (ReplicaInfo candidate : candidates) {
-      if (candidate != chosen) {
-        rest.add(candidate);
-      }
+    for (int i = 0; i < n; i++) {
+      loadScratch[i] = loads.estimatedLoad(candidates.get(i));
     }
-    rest.sort(Comparator.comparingInt(loads::estimatedLoad));
-    List<List<ReplicaInfo>> ranks = new ArrayList<>(candidates.size());
-    ranks.add(List.of(chosen));
-    for (ReplicaInfo replica : rest) {
-      ranks.add(List.of(replica));
-    }
-    return ranks;
+    return loadScratch;
   }
 
-  /** Least loaded candidate, among {@code among} slots if given; ties broken at random. */
-  private ReplicaInfo leastLoaded(List<ReplicaInfo> candidates, long[] among) {
-    ReplicaInfo best = null;
-    int bestLoad = Integer.MAX_VALUE;
+  /** Index of the least loaded candidate, among {@code among} slots if given; random ties. */
+  private int leastLoaded(int[] load, int n, long[] among) {
+    int best = -1;
     int ties = 0;
-    for (ReplicaInfo candidate : candidates) {
+    for (int i = 0; i < n; i++) {
       if (among != null) {
-        int slot = slots.get(candidate.id().uniqueId());
+        int slot = candidateSlot[i];
         if ((among[slot >>> 6] & (1L << slot)) == 0) {
           continue;
         }
       }
-      int load = loads.estimatedLoad(candidate);
-      if (load < bestLoad) {
-        best = candidate;
-        bestLoad = load;
+      if (best < 0 || load[i] < load[best]) {
+        best = i;
         ties = 1;
-      } else if (load == bestLoad && random.nextInt(++ties) == 0) {
-        best = candidate;
+      } else if (load[i] == load[best] && random.nextInt(++ties) == 0) {
+        best = i;
       }
     }
     return best;
+  }
+
+  /**
+   * The chosen replica first, then the others by load (fallbacks on the reserve path), sorted
+   * only if someone reads past the first rank: the pick-only path never does.
+   */
+  private static final class Ranks extends AbstractList<List<ReplicaInfo>>
+      implements RandomAccess {
+    private final List<ReplicaInfo> candidates;
+    private final int chosen;
+    private final int[] load;
+    private List<ReplicaInfo> rest;
+
+    Ranks(List<ReplicaInfo> candidates, int chosen, int[] load) {
+      this.candidates = candidates;
+      this.chosen = chosen;
+      this.load = load;
+    }
+
+    @Override
+    public List<ReplicaInfo> get(int index) {
+      Objects.checkIndex(index, candidates.size());
+      if (index == 0) {
+        return List.of(candidates.get(chosen));
+      }
+      if (rest == null) {
+        List<Integer> order = new ArrayList<>(candidates.size() - 1);
+        for (int i = 0; i < candidates.size(); i++) {
+          if (i != chosen) {
+            order.add(i);
+          }
+        }
+        order.sort(Comparator.comparingInt(i -> load[i]));
+        rest = order.stream().map(candidates::get).toList();
+      }
+      return List.of(rest.get(index - 1));
+    }
+
+    @Override
+    public int size() {
+      return candidates.size();
+    }
   }
 
   /**
@@ -155,9 +192,16 @@ public final class PrefixCacheAffinityRouter implements RequestRouter {
     for (ReplicaInfo replica : replicas) {
       ids.add(replica.id().uniqueId());
     }
-    if (ids.equals(slots.keySet())) {
-      return;
+    if (!ids.equals(slots.keySet())) {
+      assignSlots(ids);
     }
+    candidateSlot = new int[replicas.size()];
+    for (int i = 0; i < replicas.size(); i++) {
+      candidateSlot[i] = slots.get(replicas.get(i).id().uniqueId());
+    }
+  }
+
+  private void assignSlots(Set<String> ids) {
     for (int slot = 0; slot < slotIds.size(); slot++) {
       String id = slotIds.get(slot);
       if (id != null && !ids.contains(id)) {

@@ -116,17 +116,37 @@ final class PrefixIndex {
     owners.remove(hash);
   }
 
+  /**
+   * Chained block hashes: block b's hash covers its characters and block b-1's hash. Four
+   * independent multiply lanes per block keep the CPU's multipliers busy (a single FNV-style
+   * chain is bound by multiply latency, about 3x slower on 4 KiB prompts).
+   */
   private long[] blockHashes(String prompt) {
     int blocks = prompt.length() / blockChars;
     long[] chain = blocks <= hashes.length ? hashes : new long[blocks];
-    long hash = 0xCBF29CE484222325L;
+    long previous = 0xCBF29CE484222325L;
     for (int b = 0; b < blocks; b++) {
       int from = b * blockChars;
-      for (int i = from; i < from + blockChars; i++) {
-        hash = (hash ^ prompt.charAt(i)) * 0x100000001B3L;
+      int end = from + blockChars;
+      long h0 = previous;
+      long h1 = previous ^ 0x9E3779B97F4A7C15L;
+      long h2 = previous ^ 0xC2B2AE3D27D4EB4FL;
+      long h3 = previous ^ 0x165667B19E3779F9L;
+      int i = from;
+      for (; i + 3 < end; i += 4) {
+        h0 = (h0 ^ prompt.charAt(i)) * 0x100000001B3L;
+        h1 = (h1 ^ prompt.charAt(i + 1)) * 0x100000001B3L;
+        h2 = (h2 ^ prompt.charAt(i + 2)) * 0x100000001B3L;
+        h3 = (h3 ^ prompt.charAt(i + 3)) * 0x100000001B3L;
       }
+      for (; i < end; i++) {
+        h0 = (h0 ^ prompt.charAt(i)) * 0x100000001B3L;
+      }
+      long hash = h0 * 31 + Long.rotateLeft(h1, 17) * 37 + Long.rotateLeft(h2, 29) * 41
+          + Long.rotateLeft(h3, 43);
       hash ^= hash >>> 29;
       chain[b] = hash;
+      previous = hash;
     }
     return chain;
   }

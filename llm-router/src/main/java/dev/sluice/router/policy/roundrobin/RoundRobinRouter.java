@@ -5,8 +5,10 @@ import dev.sluice.router.spi.Kwargs;
 import dev.sluice.router.spi.PendingRequest;
 import dev.sluice.router.spi.RequestRouter;
 import dev.sluice.router.spi.RouterContext;
-import java.util.ArrayList;
+import java.util.AbstractList;
 import java.util.List;
+import java.util.Objects;
+import java.util.RandomAccess;
 
 /**
  * {@code round-robin}: a cursor that starts at a random offset and advances by one per call. Ranks
@@ -36,10 +38,32 @@ public final class RoundRobinRouter implements RequestRouter {
       return List.of();
     }
     int start = (int) Long.remainderUnsigned(cursor++, n);
-    List<List<ReplicaInfo>> ranks = new ArrayList<>(n);
-    for (int i = 0; i < n; i++) {
-      ranks.add(List.of(candidates.get((start + i) % n)));
+    return new Rotation(candidates, start);
+  }
+
+  /**
+   * The candidates in cursor order, one per rank, built lazily: the pick-only path reads only the
+   * first rank, so a pick costs O(1) whatever the number of replicas.
+   */
+  private static final class Rotation extends AbstractList<List<ReplicaInfo>>
+      implements RandomAccess {
+    private final List<ReplicaInfo> candidates;
+    private final int start;
+
+    Rotation(List<ReplicaInfo> candidates, int start) {
+      this.candidates = candidates;
+      this.start = start;
     }
-    return ranks;
+
+    @Override
+    public List<ReplicaInfo> get(int index) {
+      Objects.checkIndex(index, candidates.size());
+      return List.of(candidates.get((start + index) % candidates.size()));
+    }
+
+    @Override
+    public int size() {
+      return candidates.size();
+    }
   }
 }
