@@ -53,22 +53,42 @@ public final class LoadTracker implements LoadView {
   @Override
   public OptionalInt queueLength(ReplicaInfo replica) {
     Entry entry = entries.get(replica.id());
-    if (entry == null || !entry.reported || clock.getAsLong() - entry.reportedAt > staleNanos) {
+    if (!fresh(entry, clock.getAsLong())) {
       wanted.putIfAbsent(replica.id(), replica);
       return OptionalInt.empty();
     }
-    // ongoing already counts requests waiting in the engine (they hold a slot)
-    return OptionalInt.of(entry.ongoing + entry.assigned);
+    return OptionalInt.of(length(entry));
   }
 
   @Override
   public int estimatedLoad(ReplicaInfo replica) {
-    OptionalInt length = queueLength(replica);
-    if (length.isPresent()) {
-      return length.getAsInt();
+    return estimate(replica, entries.get(replica.id()), clock.getAsLong());
+  }
+
+  @Override
+  public void estimatedLoads(List<ReplicaInfo> replicas, int[] out) {
+    long now = clock.getAsLong();
+    for (int i = 0; i < replicas.size(); i++) {
+      ReplicaInfo replica = replicas.get(i);
+      out[i] = estimate(replica, entries.get(replica.id()), now);
     }
-    Entry entry = entries.get(replica.id());
+  }
+
+  private int estimate(ReplicaInfo replica, Entry entry, long now) {
+    if (fresh(entry, now)) {
+      return length(entry);
+    }
+    wanted.putIfAbsent(replica.id(), replica);
     return entry == null ? 0 : entry.assigned;
+  }
+
+  private boolean fresh(Entry entry, long now) {
+    return entry != null && entry.reported && now - entry.reportedAt <= staleNanos;
+  }
+
+  /** Ongoing already counts requests waiting in the engine (they hold a slot). */
+  private static int length(Entry entry) {
+    return entry.ongoing + entry.assigned;
   }
 
   /** A replica's own report: replaces what was known, including the router's assignments. */

@@ -1,6 +1,7 @@
 package dev.sluice.router.spi;
 
 import dev.sluice.core.ReplicaInfo;
+import java.util.List;
 import java.util.OptionalInt;
 
 /**
@@ -15,6 +16,16 @@ public interface LoadView {
 
   /** The best available estimate: the queue length, else the router's own open assignments. */
   int estimatedLoad(ReplicaInfo replica);
+
+  /**
+   * {@link #estimatedLoad} of every replica into {@code out} (at least as long as the list): one
+   * call per decision instead of one per replica, for policies that look at all of them.
+   */
+  default void estimatedLoads(List<ReplicaInfo> replicas, int[] out) {
+    for (int i = 0; i < replicas.size(); i++) {
+      out[i] = estimatedLoad(replicas.get(i));
+    }
+  }
 
   /** Whether the replica is known to be at its {@code max_ongoing_requests}. */
   default boolean isKnownFull(ReplicaInfo replica) {

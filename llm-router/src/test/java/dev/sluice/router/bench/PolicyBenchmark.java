@@ -53,7 +53,8 @@ public class PolicyBenchmark {
   @Setup
   public void setUp() {
     replicas = Replicas.replicas(64);
-    LoadTracker loads = new LoadTracker();
+    // A frozen clock keeps the reports fresh for the whole run (they would go stale after 10 s).
+    LoadTracker loads = new LoadTracker(() -> 0L, LoadTracker.STALE_AFTER);
     SplittableRandom random = new SplittableRandom(17);
     for (ReplicaInfo replica : replicas) {
       loads.onReport(new ReplicaLoad(replica.id(), random.nextInt(32), 0, 64, 0, 0));

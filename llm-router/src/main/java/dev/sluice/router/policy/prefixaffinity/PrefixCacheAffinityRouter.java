@@ -112,9 +112,7 @@ public final class PrefixCacheAffinityRouter implements RequestRouter {
     if (loadScratch.length < n) {
       loadScratch = new int[n];
     }
-    for (int i = 0; i < n; i++) {
-      loadScratch[i] = loads.estimatedLoad(candidates.get(i));
-    }
+    loads.estimatedLoads(candidates, loadScratch);
     return loadScratch;
   }
 
