@@ -58,8 +58,11 @@ final class AppConfigs {
           RequestRouters.validate(llm.deployment().requestRouter().requestRouterClass(),
               llm.deployment().requestRouter().kwargs());
         } catch (IllegalArgumentException e) {
+          String message = e.getMessage();
+          String field = message.startsWith("request_router_") ? message
+              : "request_router_kwargs." + message;
           throw new ConfigException("applications[" + a + "].llm_configs[" + l
-              + "].deployment_config.request_router_config." + e.getMessage(), e);
+              + "].deployment_config.request_router_config." + field, e);
         }
       }
     }

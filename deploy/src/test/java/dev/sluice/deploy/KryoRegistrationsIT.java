@@ -100,6 +100,9 @@ class KryoRegistrationsIT {
     if (raw == boolean.class || raw == Boolean.class) {
       return true;
     }
+    if (raw == byte[].class) {
+      return new byte[] {1, 2, 3};
+    }
     if (raw == ReplicaId.class) {
       return ReplicaId.parse("llm#sim#abcd1234");
     }

@@ -61,7 +61,19 @@ class SluiceCliTest {
         "max_ongoing_requests: 4, request_router_config: {request_router_class: fastest}}"));
 
     assertThatThrownBy(() -> AppConfigs.load(Optional.of(file)))
-        .hasMessageContaining("request_router_class: 'fastest' (expected: one of round-robin");
+        .hasMessageContaining("request_router_config.request_router_class: 'fastest' "
+            + "(expected: one of consistent-hash, power-of-two, prefix-cache-affinity, round-robin");
+  }
+
+  @Test
+  void badKwargsFailStartupNamingTheKwarg() {
+    var file = TestNodes.appFile(TestNodes.app(1, 0, 0, 4).replace("max_ongoing_requests: 4}",
+        "max_ongoing_requests: 4, request_router_config: {request_router_class: consistent-hash,"
+            + " request_router_kwargs: {num_virtual_nodes: 0}}}"));
+
+    assertThatThrownBy(() -> AppConfigs.load(Optional.of(file)))
+        .hasMessage("applications[0].llm_configs[0].deployment_config.request_router_config."
+            + "request_router_kwargs.num_virtual_nodes: 0 (expected: > 0)");
   }
 
   @Test
