@@ -59,6 +59,15 @@ class ControllerIT {
     });
     assertThat(running.routerClass()).isEqualTo("round-robin");
 
+    // Running replicas report their load to the routers.
+    TestProbe<dev.sluice.core.ReplicaLoad> loads = testKit.createTestProbe();
+    testKit.spawn(dev.sluice.core.ReplicaLoadTopic.behavior()).tell(
+        org.apache.pekko.actor.typed.pubsub.Topic.subscribe(loads.ref()));
+    dev.sluice.core.ReplicaLoad load = loads.receiveMessage(Duration.ofSeconds(5));
+    assertThat(running.replicas()).extracting(ReplicaInfo::id).contains(load.replica());
+    assertThat(load.ongoing()).isZero();
+    assertThat(load.maxOngoingRequests()).isEqualTo(3);
+
     TestProbe<ReplicaStatus> status = testKit.createTestProbe();
     controller.tell(new Controller.GetReplicas(status.ref()));
     assertThat(status.receiveMessage().replicas()).hasSize(2);

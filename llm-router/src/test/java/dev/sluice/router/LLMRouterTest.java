@@ -100,9 +100,9 @@ class LLMRouterTest {
 
   @Test
   void picksFromThePublishedSetAndNamesWhatIsMissing() {
+    var registry = new io.prometheus.metrics.model.registry.PrometheusRegistry();
     var router = testKit.spawn(LLMRouter.create(
-        new dev.sluice.core.metrics.SluiceMetrics(
-            new io.prometheus.metrics.model.registry.PrometheusRegistry())));
+        new dev.sluice.core.metrics.SluiceMetrics(registry)));
     var topic = testKit.spawn(ReplicaSetTopic.behavior());
     ReplicaSet two = set(1, List.of(replica("aaaaaaaa"), replica("bbbbbbbb")));
 
@@ -135,5 +135,16 @@ class LLMRouterTest {
     // An older version never replaces a newer one.
     topic.tell(ReplicaSetTopic.publish(two));
     assertThat(route(router, Optional.empty())).isInstanceOf(RouteResult.NotRouted.class);
+
+    // Decisions are counted by outcome, per deployment and policy.
+    var decisions = registry.scrape().stream()
+        .filter(m -> m.getMetadata().getPrometheusName().equals("sluice_router_decisions"))
+        .findFirst().orElseThrow();
+    double routed = decisions.getDataPoints().stream()
+        .filter(p -> p.getLabels().get("outcome").equals("routed")
+            && p.getLabels().get("policy").equals("round-robin"))
+        .mapToDouble(p -> ((io.prometheus.metrics.model.snapshots.CounterSnapshot
+            .CounterDataPointSnapshot) p).getValue()).sum();
+    assertThat(routed).isGreaterThanOrEqualTo(5);
   }
 }
