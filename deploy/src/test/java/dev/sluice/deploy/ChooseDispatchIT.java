@@ -95,6 +95,21 @@ class ChooseDispatchIT {
   }
 
   @Test
+  void probingAReplicaReadsItsTrueOngoingCount() throws Exception {
+    var prober = new dev.sluice.router.load.ReplicaProber(node.system());
+    ReplicaInfo replica = replicas().get(0);
+    try (Selection held = client.choose(RouteRequest.of("probe", Optional.empty()))
+        .toCompletableFuture().get()) {
+      var probed = prober.probe(held.replica(), Duration.ofSeconds(1)).toCompletableFuture()
+          .get();
+      assertThat(probed.ongoing()).isEqualTo(1);
+    }
+    Await.until(Duration.ofSeconds(2), "released", () -> totalOngoing() == 0);
+    assertThat(prober.probe(replica, Duration.ofSeconds(1)).toCompletableFuture().get().ongoing())
+        .isZero();
+  }
+
+  @Test
   void aPickOnlySelectionCannotBeDispatched() throws Exception {
     Selection picked = client.pick(RouteRequest.of("pick", Optional.empty()))
         .toCompletableFuture().get();
