@@ -3,10 +3,13 @@ package dev.sluice.deploy;
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
 import com.typesafe.config.ConfigValueFactory;
+import dev.sluice.capacity.CapacityQueue;
+import dev.sluice.capacity.CapacityQueueSettings;
 import dev.sluice.controller.Controller;
 import dev.sluice.controller.ControllerSettings;
 import dev.sluice.core.ReplicaSetView;
 import dev.sluice.core.config.ApplicationsConfig;
+import dev.sluice.core.metrics.SluiceMetrics;
 import dev.sluice.ingress.IngressServer;
 import dev.sluice.ingress.IngressSettings;
 import dev.sluice.ingress.ReplicaDirectory;
@@ -28,6 +31,8 @@ import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.Props;
 import org.apache.pekko.actor.typed.SpawnProtocol;
+import org.apache.pekko.actor.typed.SupervisorStrategy;
+import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.pekko.actor.typed.javadsl.AskPattern;
 import org.apache.pekko.cluster.typed.Cluster;
 import org.apache.pekko.cluster.typed.ClusterSingleton;
@@ -52,6 +57,7 @@ public final class SluiceNode implements AutoCloseable {
   private final NodeOptions options;
   private final Optional<ApplicationsConfig> apps;
   private final ActorRef<LLMRouter.Command> router;
+  private final ActorRef<CapacityQueue.Command> capacityQueue;
   private final Optional<ActorRef<Controller.Command>> controller;
   private final Optional<ServerBinding> ingressBinding;
   private final Optional<ServerBinding> routerBinding;
@@ -63,12 +69,23 @@ public final class SluiceNode implements AutoCloseable {
     this.system = ActorSystem.create(SpawnProtocol.create(), "sluice", config);
     try {
       join(options);
-      log.info("Node {} joining with roles {}; singletons (controller, llm-router) run on the "
+      log.info("Node {} joining with roles {}; singletons (controller, llm-router, capacity-queue) run on the "
           + "oldest node with role control", system.address(), options.roles());
       this.apps = options.has(Role.CONTROL)
           ? Optional.of(AppConfigs.load(options.appConfig())) : Optional.empty();
+      this.capacityQueue = ClusterSingleton.get(system).init(
+          SingletonActor.of(Behaviors.supervise(CapacityQueue.create(
+                      CapacityQueueSettings.fromConfig(config)))
+                  .onFailure(SupervisorStrategy.restartWithBackoff(
+                      Duration.ofSeconds(1), Duration.ofSeconds(10), 0.2)), "capacity-queue")
+              .withStopMessage(CapacityQueue.Stop.INSTANCE)
+              .withSettings(controlRole()));
+      RouterSettings routerSettings = RouterSettings.fromConfig(config);
       this.router = ClusterSingleton.get(system).init(
-          SingletonActor.of(LLMRouter.create(), "llm-router")
+          SingletonActor.of(Behaviors.supervise(LLMRouter.create(SluiceMetrics.global(),
+                      Optional.of(capacityQueue), routerSettings.defaultRouteBudget()))
+                  .onFailure(SupervisorStrategy.restartWithBackoff(
+                      Duration.ofMillis(200), Duration.ofSeconds(5), 0.2)), "llm-router")
               .withStopMessage(LLMRouter.Stop.INSTANCE)
               .withSettings(controlRole()));
       this.controller = apps.map(desired -> ClusterSingleton.get(system).init(
@@ -81,11 +98,12 @@ public final class SluiceNode implements AutoCloseable {
         spawn(NodeAgent.create(ReplicaNodeSettings.fromConfig(config, host)), "node-agent");
       }
       this.routerBinding = options.has(Role.CONTROL)
-          ? bindRouter(RouterSettings.fromConfig(config)) : Optional.empty();
+          ? bindRouter(routerSettings) : Optional.empty();
       if (options.has(Role.INGRESS)) {
         IngressSettings settings = IngressSettings.fromConfig(config);
         spawn(ReplicaDirectory.create(ingressView), "replica-directory");
-        ServerBinding binding = await(IngressServer.start(system, router, settings, ingressView));
+        ServerBinding binding = await(IngressServer.start(system, router, settings, ingressView,
+            Optional.of(capacityQueue)));
         binding.addToCoordinatedShutdown(UNBIND_DEADLINE, system);
         this.ingressBinding = Optional.of(binding);
         log.info("Ingress listening on {}; direct streaming ON: the LLMRouter only picks, tokens "
@@ -112,7 +130,8 @@ public final class SluiceNode implements AutoCloseable {
     if (settings.httpPort() < 0) {
       return Optional.empty();
     }
-    ServerBinding binding = await(new RouterHttpEndpoint(system, router, settings).bind());
+    ServerBinding binding = await(new RouterHttpEndpoint(system, router, settings,
+        Optional.of(capacityQueue)).bind());
     binding.addToCoordinatedShutdown(UNBIND_DEADLINE, system);
     return Optional.of(binding);
   }
@@ -184,6 +203,11 @@ public final class SluiceNode implements AutoCloseable {
 
   public ActorRef<LLMRouter.Command> router() {
     return router;
+  }
+
+  /** The CapacityQueue singleton (a proxy on nodes that do not host it). */
+  public ActorRef<CapacityQueue.Command> capacityQueue() {
+    return capacityQueue;
   }
 
   public Optional<ActorRef<Controller.Command>> controller() {

@@ -62,7 +62,8 @@ class SluiceCliTest {
 
     assertThatThrownBy(() -> AppConfigs.load(Optional.of(file)))
         .hasMessageContaining("request_router_config.request_router_class: 'fastest' "
-            + "(expected: one of consistent-hash, power-of-two, prefix-cache-affinity, round-robin");
+            + "(expected: one of capacity-queue, consistent-hash, power-of-two, "
+            + "prefix-cache-affinity, round-robin");
   }
 
   @Test

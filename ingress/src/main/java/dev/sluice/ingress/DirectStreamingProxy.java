@@ -1,5 +1,6 @@
 package dev.sluice.ingress;
 
+import dev.sluice.capacity.CapacityQueue;
 import dev.sluice.core.ReplicaInfo;
 import dev.sluice.core.ReplicaSetView;
 import dev.sluice.core.http.ApiError;
@@ -15,6 +16,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.actor.typed.javadsl.AskPattern;
@@ -30,6 +32,8 @@ import org.apache.pekko.http.javadsl.settings.ClientConnectionSettings;
 import org.apache.pekko.http.javadsl.settings.ConnectionPoolSettings;
 import org.apache.pekko.stream.Materializer;
 import org.apache.pekko.stream.StreamTcpException;
+import org.apache.pekko.stream.javadsl.Source;
+import org.apache.pekko.util.ByteString;
 
 /**
  * The direct-streaming data path: ask the router singleton for a replica (the only control-path
@@ -44,6 +48,9 @@ final class DirectStreamingProxy {
       "proxy-connection", "proxy-authenticate", "proxy-authorization", "te", "trailer",
       "transfer-encoding", "upgrade", "host", "content-length", "content-type",
       "timeout-access", "remote-address", "raw-request-uri", "tls-session-info");
+  /** How long an answer may wait to be rendered before its lease is released anyway. */
+  private static final java.time.Duration UNRENDERED_LEASE_TIMEOUT = java.time.Duration.ofSeconds(2);
+
   /** Response headers Pekko renders itself. */
   private static final Set<String> RENDERED = Set.of("date", "server", "content-length",
       "content-type", "transfer-encoding", "connection", "keep-alive");
@@ -55,10 +62,16 @@ final class DirectStreamingProxy {
   private final ConnectionPoolSettings poolSettings;
   private final Http http;
   private final Materializer materializer;
+  private final Optional<ActorRef<CapacityQueue.Command>> queue;
+  private final long routeBudgetMillis;
 
   DirectStreamingProxy(ActorSystem<?> system, ActorRef<LLMRouter.Command> router,
-      ReplicaSetView view, IngressSettings settings) {
+      ReplicaSetView view, IngressSettings settings,
+      Optional<ActorRef<CapacityQueue.Command>> queue) {
     this.system = system;
+    this.queue = queue;
+    // The router must answer (even "capacity exhausted") before this ingress gives up on it.
+    this.routeBudgetMillis = Math.max(1, settings.routeTimeout().toMillis() * 9 / 10);
     this.router = router;
     this.view = view;
     this.settings = settings;
@@ -88,12 +101,14 @@ final class DirectStreamingProxy {
       }
     }
     if (!settings.forwardBody()) {
-      return route(request, requestId, RouteRequest.of(requestId, session));
+      return route(request, requestId,
+          RouteRequest.of(requestId, session).withBudget(routeBudgetMillis));
     }
     Optional<String> sessionId = session;
     return BodyPrefix.read(request.entity(), settings.forwardBodyLimit(), materializer)
         .thenCompose(body -> route(request.withEntity(body.entity()), requestId,
-            new RouteRequest(requestId, sessionId, Optional.of(body.forRouter()))))
+            new RouteRequest(requestId, sessionId, Optional.of(body.forRouter()),
+                routeBudgetMillis)))
         .exceptionally(failure -> error(new ApiError(ApiError.Code.INVALID_REQUEST,
             "Could not read the request body: " + unwrap(failure).getMessage(), null),
             requestId));
@@ -123,9 +138,13 @@ final class DirectStreamingProxy {
       return CompletableFuture.completedFuture(
           FailClosed.response(notRouted.reason(), requestId, notRouted.detail()));
     }
-    String replicaId = ((RouteResult.Routed) result).replica().id().toString();
+    RouteResult.Routed routed = (RouteResult.Routed) result;
+    String replicaId = routed.replica().id().toString();
+    LeaseRelease lease = routed.leaseId().isPresent()
+        ? new LeaseRelease(queue, routed.leaseId()) : LeaseRelease.NONE;
     Optional<ReplicaInfo> known = view.replica(replicaId);
     if (known.isEmpty()) {
+      lease.release();
       request.discardEntityBytes(system);
       return CompletableFuture.completedFuture(FailClosed.response(
           ServeReason.UNKNOWN_REPLICA_ID, requestId, "replica " + replicaId
@@ -135,9 +154,13 @@ final class DirectStreamingProxy {
     HttpRequest upstream = upstreamRequest(request, requestId, replica);
     return http.singleRequest(upstream, http.defaultClientHttpsContext(), poolSettings,
             system.classicSystem().log())
-        .handle((response, failure) -> failure == null
-            ? relay(response, requestId, replicaId)
-            : upstreamFailure(failure, requestId, replicaId));
+        .handle((response, failure) -> {
+          if (failure != null) {
+            lease.release();
+            return upstreamFailure(failure, requestId, replicaId);
+          }
+          return relay(response, requestId, replicaId, lease);
+        });
   }
 
   private HttpRequest upstreamRequest(HttpRequest request, String requestId, ReplicaInfo replica) {
@@ -159,7 +182,8 @@ final class DirectStreamingProxy {
         .withEntity(request.entity());
   }
 
-  private HttpResponse relay(HttpResponse response, String requestId, String replicaId) {
+  private HttpResponse relay(
+      HttpResponse response, String requestId, String replicaId, LeaseRelease lease) {
     List<HttpHeader> headers = new ArrayList<>();
     for (HttpHeader header : response.getHeaders()) {
       if (!RENDERED.contains(header.lowercaseName())) {
@@ -171,7 +195,39 @@ final class DirectStreamingProxy {
     return HttpResponse.create()
         .withStatus(response.status())
         .withHeaders(headers)
-        .withEntity(rewrap(response.entity()));
+        .withEntity(withLease(response, lease));
+  }
+
+  /**
+   * Ties the lease to the answer: released when the body ends, fails or the client goes away
+   * (or at once for a complete body); kept until the TTL when the replica rejected the request.
+   */
+  private ResponseEntity withLease(HttpResponse response, LeaseRelease lease) {
+    ResponseEntity entity = response.entity();
+    if (!lease.holdsLease()) {
+      return rewrap(entity, entity.getDataBytes());
+    }
+    if (response.status().intValue() == 503 && response.getHeader(SluiceHeaders.SERVE_REASON)
+        .map(h -> h.value().equals(ServeReason.REPLICA_AT_CAPACITY.value())).orElse(false)) {
+      lease.keepUntilTtl();
+      return rewrap(entity, entity.getDataBytes());
+    }
+    if (entity.isStrict()) {
+      lease.release();
+      return entity;
+    }
+    AtomicBoolean materialized = new AtomicBoolean();
+    // An answer whose client left before it was rendered is never materialized.
+    system.scheduler().scheduleOnce(UNRENDERED_LEASE_TIMEOUT, () -> {
+      if (!materialized.get()) {
+        lease.release();
+      }
+    }, system.executionContext());
+    return rewrap(entity, entity.getDataBytes().watchTermination((mat, done) -> {
+      materialized.set(true);
+      done.whenComplete((d, failure) -> lease.release());
+      return mat;
+    }));
   }
 
   /**
@@ -179,15 +235,15 @@ final class DirectStreamingProxy {
    * upstream's chunked entity through makes Pekko cancel it at the last chunk, and the pool then
    * drops a connection per request.
    */
-  private static ResponseEntity rewrap(ResponseEntity entity) {
+  private static ResponseEntity rewrap(ResponseEntity entity, Source<ByteString, ?> data) {
     if (entity.isStrict()) {
       return entity;
     }
     if (entity.getContentLengthOption().isPresent()) {
       return HttpEntities.create(entity.getContentType(),
-          entity.getContentLengthOption().getAsLong(), entity.getDataBytes());
+          entity.getContentLengthOption().getAsLong(), data);
     }
-    return HttpEntities.createChunked(entity.getContentType(), entity.getDataBytes());
+    return HttpEntities.createChunked(entity.getContentType(), data);
   }
 
   private static Throwable unwrap(Throwable failure) {

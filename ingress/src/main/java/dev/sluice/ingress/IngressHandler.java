@@ -1,5 +1,6 @@
 package dev.sluice.ingress;
 
+import dev.sluice.capacity.CapacityQueue;
 import dev.sluice.core.ReplicaSet;
 import dev.sluice.core.ReplicaSetView;
 import dev.sluice.core.http.ApiError;
@@ -7,6 +8,7 @@ import dev.sluice.core.http.JsonText;
 import dev.sluice.core.http.SluiceHeaders;
 import dev.sluice.router.LLMRouter;
 import java.util.Map;
+import java.util.Optional;
 import java.util.TreeMap;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
@@ -37,10 +39,11 @@ public final class IngressHandler implements Function<HttpRequest, CompletionSta
   private final DirectStreamingProxy proxy;
 
   public IngressHandler(ActorSystem<?> system, ActorRef<LLMRouter.Command> router,
-      ReplicaSetView view, IngressSettings settings) {
+      ReplicaSetView view, IngressSettings settings,
+      Optional<ActorRef<CapacityQueue.Command>> queue) {
     this.system = system;
     this.view = view;
-    this.proxy = new DirectStreamingProxy(system, router, view, settings);
+    this.proxy = new DirectStreamingProxy(system, router, view, settings, queue);
   }
 
   @Override

@@ -1,5 +1,6 @@
 package dev.sluice.router;
 
+import dev.sluice.capacity.CapacityQueue;
 import dev.sluice.core.DeploymentId;
 import dev.sluice.core.ReplicaId;
 import dev.sluice.core.ReplicaInfo;
@@ -44,7 +45,8 @@ import org.apache.pekko.actor.typed.pubsub.Topic;
 public final class LLMRouter extends AbstractBehavior<LLMRouter.Command> {
 
   public sealed interface Command permits Route, Choose, RequestCompleted, Stop, SetChanged,
-      LoadReported, ProbeAnswered, ProbeFailed, RankFor, ReservedBy, Observed {}
+      LoadReported, ProbeAnswered, ProbeFailed, RankFor, ReservedBy, Observed, Leased,
+      FellBack {}
 
   /** Pick a replica for one request (pick-only, the direct-streaming path). */
   public record Route(RouteRequest request, ActorRef<RouteResult> replyTo)
@@ -99,15 +101,28 @@ public final class LLMRouter extends AbstractBehavior<LLMRouter.Command> {
   /** From a walk: a replica refused and said how busy it is. */
   record Observed(ReplicaId replica, int ongoing) implements Command, Internal {}
 
+  /** From a lease walk: the request got a lease on {@code replica}. */
+  record Leased(DeploymentId deployment, PendingRequest request, ReplicaInfo replica)
+      implements Command, Internal {}
+
+  /** From a lease walk: the queue kept failing, the request went to a power-of-two pick. */
+  record FellBack(DeploymentId deployment, PendingRequest request, ReplicaInfo replica)
+      implements Command, Internal {}
+
   private final LoadTracker loads = new LoadTracker();
   private final Map<DeploymentId, DeploymentRouting> deployments = new HashMap<>();
   private final ReplicaProber prober;
   private final ReservationClient reservations;
   private final SluiceMetrics metrics;
+  private final Optional<ActorRef<CapacityQueue.Command>> queue;
+  private final Duration defaultBudget;
 
-  private LLMRouter(ActorContext<Command> context, SluiceMetrics metrics) {
+  private LLMRouter(ActorContext<Command> context, SluiceMetrics metrics,
+      Optional<ActorRef<CapacityQueue.Command>> queue, Duration defaultBudget) {
     super(context);
     this.metrics = metrics;
+    this.queue = queue;
+    this.defaultBudget = defaultBudget;
     this.prober = new ReplicaProber(context.getSystem());
     this.reservations = new ReservationClient(context.getSystem(), Duration.ofSeconds(2));
     context.spawn(ReplicaSetTopic.behavior(), "replica-set-topic").tell(Topic.subscribe(
@@ -123,7 +138,17 @@ public final class LLMRouter extends AbstractBehavior<LLMRouter.Command> {
   }
 
   public static Behavior<Command> create(SluiceMetrics metrics) {
-    return Behaviors.setup(context -> new LLMRouter(context, metrics));
+    return create(metrics, Optional.empty(), Duration.ofSeconds(4));
+  }
+
+  /**
+   * @param queue the CapacityQueue (its singleton proxy), for deployments using
+   *     {@code capacity-queue}
+   * @param defaultBudget how long a request may wait for capacity when its caller gave no budget
+   */
+  public static Behavior<Command> create(SluiceMetrics metrics,
+      Optional<ActorRef<CapacityQueue.Command>> queue, Duration defaultBudget) {
+    return Behaviors.setup(context -> new LLMRouter(context, metrics, queue, defaultBudget));
   }
 
   @Override
@@ -139,6 +164,8 @@ public final class LLMRouter extends AbstractBehavior<LLMRouter.Command> {
         .onMessage(RankFor.class, this::onRankFor)
         .onMessage(ReservedBy.class, this::onReservedBy)
         .onMessage(Observed.class, m -> onObserved(m.replica(), m.ongoing()))
+        .onMessage(Leased.class, this::onLeased)
+        .onMessage(FellBack.class, this::onFellBack)
         .onMessage(Stop.class, m -> Behaviors.stopped())
         .build();
   }
@@ -160,6 +187,16 @@ public final class LLMRouter extends AbstractBehavior<LLMRouter.Command> {
   }
 
   private Behavior<Command> onRoute(Route route) {
+    Optional<Target> leased = resolve(route.request())
+        .filter(target -> target.routing().leasePolicy().isPresent() && queue.isPresent());
+    if (leased.isPresent()) {
+      long budget = route.request().budgetMillis();
+      getContext().spawnAnonymous(LeaseWalk.create(getContext().getSelf(), queue.get(),
+          leased.get().routing().set().deployment(), leased.get().request(), route.replyTo(),
+          leased.get().routing().leasePolicy().get(),
+          budget > 0 ? Duration.ofMillis(budget) : defaultBudget));
+      return this;
+    }
     RouteResult result = resolve(route.request()).map(target -> {
       List<List<ReplicaInfo>> ranks = target.routing().rank(target.request());
       for (int i = 0; i < ranks.size(); i++) {
@@ -203,6 +240,24 @@ public final class LLMRouter extends AbstractBehavior<LLMRouter.Command> {
     DeploymentRouting routing = deployments.get(reserved.deployment());
     if (routing != null && routing.error().isEmpty()) {
       routing.routed(reserved.request(), reserved.rank());
+    }
+    return this;
+  }
+
+  private Behavior<Command> onLeased(Leased leased) {
+    loads.onAssigned(leased.replica().id());
+    DeploymentRouting routing = deployments.get(leased.deployment());
+    if (routing != null && routing.error().isEmpty()) {
+      routing.routed(leased.request(), 0);
+    }
+    return this;
+  }
+
+  private Behavior<Command> onFellBack(FellBack fellBack) {
+    loads.onAssigned(fellBack.replica().id());
+    DeploymentRouting routing = deployments.get(fellBack.deployment());
+    if (routing != null) {
+      routing.metrics().queueFallback();
     }
     return this;
   }

@@ -11,9 +11,11 @@ import java.util.Optional;
  *
  * @param body the forwarded body (body forwarding on), from which the router reads the model and
  *     the prompt; empty when the body is not read before routing
+ * @param budgetMillis how long the caller will wait for the answer (waiting for capacity must end
+ *     before); 0 = the router's default
  */
 public record RouteRequest(String requestId, Optional<String> sessionId,
-    Optional<ForwardedBody> body) implements ClusterMessage {
+    Optional<ForwardedBody> body, long budgetMillis) implements ClusterMessage {
 
   public RouteRequest {
     Objects.requireNonNull(requestId, "requestId");
@@ -21,7 +23,15 @@ public record RouteRequest(String requestId, Optional<String> sessionId,
     Objects.requireNonNull(body, "body");
   }
 
+  public RouteRequest(String requestId, Optional<String> sessionId, Optional<ForwardedBody> body) {
+    this(requestId, sessionId, body, 0);
+  }
+
   public static RouteRequest of(String requestId, Optional<String> sessionId) {
-    return new RouteRequest(requestId, sessionId, Optional.empty());
+    return new RouteRequest(requestId, sessionId, Optional.empty(), 0);
+  }
+
+  public RouteRequest withBudget(long millis) {
+    return new RouteRequest(requestId, sessionId, body, millis);
   }
 }

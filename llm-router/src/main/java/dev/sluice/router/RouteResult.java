@@ -4,14 +4,25 @@ import dev.sluice.core.ReplicaInfo;
 import dev.sluice.core.http.ServeReason;
 import dev.sluice.core.serialization.ClusterMessage;
 import java.util.Objects;
+import java.util.Optional;
 
 /** The router's answer: a replica (picked, or with a reserved slot), or why there is none. */
 public sealed interface RouteResult extends ClusterMessage {
 
-  /** The chosen replica (pick-only). The router only picks; the request goes there directly. */
-  record Routed(ReplicaInfo replica) implements RouteResult {
+  /**
+   * The chosen replica (pick-only). The router only picks; the request goes there directly.
+   *
+   * @param leaseId a CapacityQueue lease the caller must release exactly once when the request
+   *     ends (capacity-queue policy); empty otherwise
+   */
+  record Routed(ReplicaInfo replica, Optional<String> leaseId) implements RouteResult {
     public Routed {
       Objects.requireNonNull(replica, "replica");
+      Objects.requireNonNull(leaseId, "leaseId");
+    }
+
+    public Routed(ReplicaInfo replica) {
+      this(replica, Optional.empty());
     }
   }
 

@@ -10,9 +10,12 @@ import java.time.Duration;
  * @param httpHost interface of {@code POST /internal/route}
  * @param httpPort its port; negative disables the endpoint
  * @param askTimeout how long the HTTP endpoint waits for the router singleton
+ * @param defaultRouteBudget how long a request may wait for capacity (capacity-queue) when its
+ *     caller did not say
  */
 public record RouterSettings(
-    String sessionHeader, String httpHost, int httpPort, Duration askTimeout, long maxBodyBytes) {
+    String sessionHeader, String httpHost, int httpPort, Duration askTimeout, long maxBodyBytes,
+    Duration defaultRouteBudget) {
 
   public static RouterSettings fromConfig(Config root) {
     Config config = root.getConfig("sluice.router");
@@ -21,6 +24,7 @@ public record RouterSettings(
       throw new IllegalArgumentException("sluice.router.session-header: '' (expected: a header)");
     }
     return new RouterSettings(header, config.getString("http.host"), config.getInt("http.port"),
-        config.getDuration("ask-timeout"), config.getBytes("http.max-body-bytes"));
+        config.getDuration("ask-timeout"), config.getBytes("http.max-body-bytes"),
+        config.getDuration("default-route-budget"));
   }
 }

@@ -18,7 +18,9 @@ public enum ServeReason {
   /** The replica has no free slot ({@code max_ongoing_requests} reached). */
   REPLICA_AT_CAPACITY("replica_at_capacity"),
   /** The replica is draining and takes no new requests. */
-  REPLICA_DRAINING("replica_draining");
+  REPLICA_DRAINING("replica_draining"),
+  /** The CapacityQueue had no spare capacity for the request within its routing budget. */
+  CAPACITY_EXHAUSTED("capacity_exhausted");
 
   private final String value;
 

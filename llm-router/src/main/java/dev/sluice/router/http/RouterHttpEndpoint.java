@@ -1,5 +1,6 @@
 package dev.sluice.router.http;
 
+import dev.sluice.capacity.CapacityQueue;
 import dev.sluice.core.http.JsonText;
 import dev.sluice.core.http.SluiceHeaders;
 import dev.sluice.core.openai.ForwardedBody;
@@ -37,9 +38,16 @@ public final class RouterHttpEndpoint {
   private final RouterSettings settings;
   private final Materializer materializer;
 
-  public RouterHttpEndpoint(
-      ActorSystem<?> system, ActorRef<LLMRouter.Command> router, RouterSettings settings) {
+  private final Optional<ActorRef<CapacityQueue.Command>> queue;
+
+  /**
+   * @param queue the CapacityQueue: an external data plane cannot carry a lease, so a lease
+   *     granted for {@code /internal/route} is released at once (capacity is checked, not held)
+   */
+  public RouterHttpEndpoint(ActorSystem<?> system, ActorRef<LLMRouter.Command> router,
+      RouterSettings settings, Optional<ActorRef<CapacityQueue.Command>> queue) {
     this.system = system;
+    this.queue = queue;
     this.router = router;
     this.settings = settings;
     this.materializer = Materializer.matFromSystem(system);
@@ -80,14 +88,17 @@ public final class RouterHttpEndpoint {
         .toStrict(settings.askTimeout().toMillis(), settings.maxBodyBytes(), materializer)
         .thenCompose(strict -> AskPattern.<LLMRouter.Command, RouteResult>ask(router,
             replyTo -> new LLMRouter.Route(new RouteRequest(id, finalSession,
-                body(strict.getData().toArray(), cut)), replyTo),
+                body(strict.getData().toArray(), cut),
+                settings.askTimeout().toMillis() * 9 / 10), replyTo),
             settings.askTimeout(), system.scheduler()))
-        .thenApply(RouterHttpEndpoint::answer)
+        .thenApply(this::answer)
         .exceptionally(failure -> json(503, detail("router unreachable: " + failure)));
   }
 
-  private static HttpResponse answer(RouteResult result) {
+  private HttpResponse answer(RouteResult result) {
     if (result instanceof RouteResult.Routed routed) {
+      routed.leaseId().ifPresent(lease ->
+          queue.ifPresent(q -> q.tell(new CapacityQueue.Release(lease))));
       var replica = routed.replica();
       return json(200, "{\"host\":" + JsonText.quote(replica.host()) + ",\"port\":"
           + replica.port() + ",\"replica_id\":" + JsonText.quote(replica.id().toString()) + "}");

@@ -3,6 +3,7 @@ package dev.sluice.router.internal;
 import dev.sluice.core.ReplicaInfo;
 import dev.sluice.core.ReplicaSet;
 import dev.sluice.core.metrics.SluiceMetrics;
+import dev.sluice.router.policy.capacityqueue.CapacityQueueRouter;
 import dev.sluice.router.spi.LoadView;
 import dev.sluice.router.spi.PendingRequest;
 import dev.sluice.router.spi.RequestRouter;
@@ -65,6 +66,11 @@ public final class DeploymentRouting {
   /** Why this deployment cannot route (its policy failed to load), if so. */
   public Optional<String> error() {
     return policy == null ? Optional.of(error) : Optional.empty();
+  }
+
+  /** The capacity-queue policy, when this deployment leases capacity instead of ranking. */
+  public Optional<CapacityQueueRouter> leasePolicy() {
+    return policy instanceof CapacityQueueRouter lease ? Optional.of(lease) : Optional.empty();
   }
 
   /** The policy's ranks for a request, timed. */

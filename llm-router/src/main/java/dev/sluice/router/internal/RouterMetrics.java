@@ -24,6 +24,7 @@ public final class RouterMetrics implements PolicyMetrics {
   private final CounterDataPoint rebuilds;
   private final GaugeDataPoint affinityRate;
   private final SlidingRate affinity = new SlidingRate(AFFINITY_WINDOW);
+  private final CounterDataPoint queueFallbacks;
   private final String deployment;
   private final String policy;
 
@@ -47,6 +48,13 @@ public final class RouterMetrics implements PolicyMetrics {
     this.affinityRate = metrics.gauge("router_affinity_rate",
         "Share of the last 1000 affinity-eligible decisions that followed affinity.",
         "deployment", "policy").labelValues(deployment, policy);
+    this.queueFallbacks = metrics.counter("capacity_fallbacks_total",
+        "Requests routed by power-of-two because the CapacityQueue kept failing.", "deployment")
+        .labelValues(deployment);
+  }
+
+  public void queueFallback() {
+    queueFallbacks.inc();
   }
 
   public void decided(long nanos, boolean found) {

@@ -1,5 +1,6 @@
 package dev.sluice.router.spi;
 
+import dev.sluice.router.policy.capacityqueue.CapacityQueueRouter;
 import dev.sluice.router.policy.consistenthash.ConsistentHashRouter;
 import dev.sluice.router.policy.poweroftwo.PowerOfTwoRouter;
 import dev.sluice.router.policy.prefixaffinity.PrefixCacheAffinityRouter;
@@ -28,6 +29,7 @@ public final class RequestRouters {
     register(registry, PowerOfTwoRouter.KEY, PowerOfTwoRouter::create);
     register(registry, ConsistentHashRouter.KEY, ConsistentHashRouter::create);
     register(registry, PrefixCacheAffinityRouter.KEY, PrefixCacheAffinityRouter::create);
+    register(registry, CapacityQueueRouter.KEY, CapacityQueueRouter::create);
     return Collections.unmodifiableMap(registry);
   }
 

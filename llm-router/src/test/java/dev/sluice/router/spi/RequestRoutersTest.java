@@ -33,8 +33,10 @@ class RequestRoutersTest {
 
   @Test
   void registersEveryBuiltInPolicyByKey() {
-    assertThat(RequestRouters.keys()).containsExactly("consistent-hash", "power-of-two",
-        "prefix-cache-affinity", "round-robin");
+    assertThat(RequestRouters.keys()).containsExactly("capacity-queue", "consistent-hash",
+        "power-of-two", "prefix-cache-affinity", "round-robin");
+    assertThat(RequestRouters.create("capacity-queue", Map.of(), CONTEXT))
+        .isInstanceOf(dev.sluice.router.policy.capacityqueue.CapacityQueueRouter.class);
     assertThat(RequestRouters.create("round-robin", Map.of(), CONTEXT))
         .isInstanceOf(RoundRobinRouter.class);
     assertThat(RequestRouters.create("power-of-two", Map.of(), CONTEXT))
@@ -49,8 +51,9 @@ class RequestRoutersTest {
   void unknownKeyListsTheKnownKeys() {
     assertThatThrownBy(() -> RequestRouters.create("fastest", Map.of(), CONTEXT))
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessage("request_router_class: 'fastest' (expected: one of consistent-hash, "
-            + "power-of-two, prefix-cache-affinity, round-robin, or a fully qualified class name)");
+        .hasMessage("request_router_class: 'fastest' (expected: one of capacity-queue, "
+            + "consistent-hash, power-of-two, prefix-cache-affinity, round-robin, or a fully "
+            + "qualified class name)");
   }
 
   @Test

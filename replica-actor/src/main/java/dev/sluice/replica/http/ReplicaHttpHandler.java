@@ -232,6 +232,7 @@ public final class ReplicaHttpHandler
     var engineStats = engine.stats();
     return "{\"replica_id\":\"" + settings.replicaId() + "\",\"ongoing\":" + slots.ongoing()
         + ",\"max_ongoing_requests\":" + slots.limit()
+        + ",\"peak_demand\":" + slots.peakDemand()
         + ",\"draining\":" + draining
         + ",\"reservations\":" + reservations.outstanding()
         + ",\"accepted_connections\":" + counters.connections.sum()

@@ -10,6 +10,9 @@ public final class Slots {
 
   private final int limit;
   private final AtomicInteger ongoing = new AtomicInteger();
+  /** Requests that wanted a slot at the same moment (held + being refused), and its peak. */
+  private final AtomicInteger demand = new AtomicInteger();
+  private final AtomicInteger peakDemand = new AtomicInteger();
 
   public Slots(int limit) {
     if (limit < 1) {
@@ -20,15 +23,25 @@ public final class Slots {
 
   /** A held slot, or null when all {@code limit} slots are taken. */
   public Slot tryAcquire() {
+    peakDemand.accumulateAndGet(demand.incrementAndGet(), Math::max);
     while (true) {
       int current = ongoing.get();
       if (current >= limit) {
+        demand.decrementAndGet();
         return null;
       }
       if (ongoing.compareAndSet(current, current + 1)) {
         return new Slot();
       }
     }
+  }
+
+  /**
+   * The most requests that ever wanted a slot at once: above {@link #limit()} means requests were
+   * sent to this replica while it was full (an overshoot that a capacity-aware router avoids).
+   */
+  public int peakDemand() {
+    return peakDemand.get();
   }
 
   public int ongoing() {
@@ -48,6 +61,7 @@ public final class Slots {
     public void release() {
       if (released.compareAndSet(0, 1)) {
         ongoing.decrementAndGet();
+        demand.decrementAndGet();
       }
     }
 
