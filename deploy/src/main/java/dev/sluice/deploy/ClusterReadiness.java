@@ -40,7 +40,13 @@ final class ClusterReadiness {
       RouteResult result = AskPattern.<LLMRouter.Command, RouteResult>ask(node.router(),
               replyTo -> new LLMRouter.Route(RouteRequest.of("readiness-probe", Optional.empty()), replyTo), Duration.ofSeconds(1), node.system().scheduler())
           .toCompletableFuture().get();
-      return result instanceof RouteResult.Routed;
+      if (result instanceof RouteResult.Routed routed) {
+        // A capacity-queue deployment leased a slot for this probe: give it back.
+        routed.leaseId().ifPresent(lease -> node.capacityQueue().tell(
+            new dev.sluice.capacity.CapacityQueue.Release(lease)));
+        return true;
+      }
+      return false;
     } catch (Exception e) {
       return false;
     }

@@ -21,17 +21,21 @@ import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
  * One {@link LLMRouter.Route} under the {@code capacity-queue} policy: acquire a lease; exhausted
  * means back off (25 ms × 2^n, at most 500 ms) and ask again until the routing budget ends
  * ({@code capacity_exhausted}); a fault (no answer, or a failure) also backs off, and after
- * {@code max_faults} faults this request falls back to power-of-two. Always answers exactly once;
- * a lease granted after it answered is released at once.
+ * {@code max_faults} faults this request falls back to power-of-two. Always answers exactly once.
+ * Acquires are answered to this actor itself (not to a short-lived ask), so a grant that arrives
+ * late, after a fault timeout or after the answer, still arrives here and is released at once:
+ * a late grant never leaks a lease.
  */
 final class LeaseWalk extends AbstractBehavior<LeaseWalk.Command> {
 
   sealed interface Command extends NoSerializationVerificationNeeded
-      permits Answered, Failed, Retry, Deadline, Fallback {}
+      permits Answered, Fault, Retry, Deadline, Fallback, GiveUp {}
 
   private record Answered(AcquireResult result) implements Command {}
 
-  private record Failed(Throwable cause) implements Command {}
+  private enum Fault implements Command { INSTANCE }
+
+  private enum GiveUp implements Command { INSTANCE }
 
   private enum Retry implements Command { INSTANCE }
 
@@ -53,7 +57,11 @@ final class LeaseWalk extends AbstractBehavior<LeaseWalk.Command> {
   private int faults;
   private int backoffs;
   private boolean answered;
+  /** Whether the current acquire still waits for its answer (no fault timeout yet). */
   private boolean asking;
+  /** Acquires sent and not answered yet (including ones that timed out as faults). */
+  private int outstanding;
+  private final ActorRef<AcquireResult> answers;
   private String lastProblem = "no lease granted yet";
 
   private LeaseWalk(ActorContext<Command> context, TimerScheduler<Command> timers,
@@ -68,6 +76,7 @@ final class LeaseWalk extends AbstractBehavior<LeaseWalk.Command> {
     this.request = request;
     this.replyTo = replyTo;
     this.policy = policy;
+    this.answers = context.messageAdapter(AcquireResult.class, Answered::new);
     timers.startSingleTimer(Deadline.INSTANCE, budget);
     acquire();
   }
@@ -83,7 +92,8 @@ final class LeaseWalk extends AbstractBehavior<LeaseWalk.Command> {
   public Receive<Command> createReceive() {
     return newReceiveBuilder()
         .onMessage(Answered.class, this::onAnswered)
-        .onMessage(Failed.class, this::onFailed)
+        .onMessage(Fault.class, m -> onFault())
+        .onMessage(GiveUp.class, m -> Behaviors.stopped())
         .onMessage(Retry.class, m -> acquire())
         .onMessage(Fallback.class, this::onFallback)
         .onMessage(Deadline.class, m -> onDeadline())
@@ -92,35 +102,46 @@ final class LeaseWalk extends AbstractBehavior<LeaseWalk.Command> {
 
   private Behavior<Command> acquire() {
     asking = true;
-    getContext().ask(AcquireResult.class, queue,
-        policy.acquireTimeout().plus(ANSWER_MARGIN),
-        replyTo -> new CapacityQueue.Acquire(deployment, policy.acquireTimeout().toMillis(),
-            replyTo),
-        (result, failure) -> failure == null ? new Answered(result) : new Failed(failure));
+    outstanding++;
+    queue.tell(new CapacityQueue.Acquire(deployment, policy.acquireTimeout().toMillis(), answers));
+    timers.startSingleTimer(Fault.INSTANCE, policy.acquireTimeout().plus(ANSWER_MARGIN));
     return this;
   }
 
-  private Behavior<Command> onAnswered(Answered answered) {
-    asking = false;
-    if (answered.result() instanceof AcquireResult.Granted granted) {
-      if (this.answered) {
+  private Behavior<Command> onAnswered(Answered answer) {
+    outstanding--;
+    if (answer.result() instanceof AcquireResult.Granted granted) {
+      if (answered) {
         queue.tell(new CapacityQueue.Release(granted.lease().id()));
-        return Behaviors.stopped();
+        return finishIfSettled();
       }
-      this.answered = true;
+      answered = true;
+      timers.cancel(Fault.INSTANCE);
       replyTo.tell(new RouteResult.Routed(granted.lease().replica(),
           Optional.of(granted.lease().id())));
       router.tell(new LLMRouter.Leased(deployment, request, granted.lease().replica()));
-      return Behaviors.stopped();
+      return finishIfSettled();
     }
-    lastProblem = ((AcquireResult.Exhausted) answered.result()).detail();
+    if (answered) {
+      return finishIfSettled();
+    }
+    if (!asking) {
+      return this; // a late "exhausted" for an acquire already counted as a fault
+    }
+    asking = false;
+    timers.cancel(Fault.INSTANCE);
+    lastProblem = ((AcquireResult.Exhausted) answer.result()).detail();
     return backOff();
   }
 
-  private Behavior<Command> onFailed(Failed failed) {
+  private Behavior<Command> onFault() {
+    if (answered || !asking) {
+      return this;
+    }
     asking = false;
     faults++;
-    lastProblem = "CapacityQueue fault " + faults + ": " + failed.cause().getMessage();
+    lastProblem = "CapacityQueue fault " + faults + ": no answer within "
+        + policy.acquireTimeout().plus(ANSWER_MARGIN).toMillis() + " ms";
     if (faults >= policy.maxFaults()) {
       getContext().getLog().warn("Request {}: {} CapacityQueue faults, falling back to "
           + "power-of-two", request.requestId(), faults);
@@ -131,9 +152,22 @@ final class LeaseWalk extends AbstractBehavior<LeaseWalk.Command> {
     return backOff();
   }
 
+  /**
+   * Stops once answered and no acquire is outstanding; otherwise lingers a while so that a late
+   * grant is still released, then gives up (the queue's TTL reaper covers anything later).
+   */
+  private Behavior<Command> finishIfSettled() {
+    if (outstanding <= 0) {
+      return Behaviors.stopped();
+    }
+    timers.startSingleTimer(GiveUp.INSTANCE, policy.acquireTimeout().plus(ANSWER_MARGIN)
+        .multipliedBy(2));
+    return this;
+  }
+
   private Behavior<Command> onFallback(Fallback fallback) {
     if (answered) {
-      return Behaviors.stopped();
+      return finishIfSettled();
     }
     answered = true;
     var ranks = fallback.ranking().ranks();
@@ -144,12 +178,12 @@ final class LeaseWalk extends AbstractBehavior<LeaseWalk.Command> {
       replyTo.tell(new RouteResult.Routed(ranks.get(0).get(0)));
       router.tell(new LLMRouter.FellBack(deployment, request, ranks.get(0).get(0)));
     }
-    return Behaviors.stopped();
+    return finishIfSettled();
   }
 
   private Behavior<Command> backOff() {
     if (answered) {
-      return Behaviors.stopped();
+      return finishIfSettled();
     }
     long delay = Math.min(FIRST_BACKOFF.toMillis() << Math.min(backoffs++, 10),
         MAX_BACKOFF.toMillis());
@@ -164,7 +198,6 @@ final class LeaseWalk extends AbstractBehavior<LeaseWalk.Command> {
           "no capacity lease for " + deployment + " within the routing budget (" + lastProblem
               + ")"));
     }
-    // An acquire still in flight may yet be granted: stay to release it.
-    return asking ? this : Behaviors.stopped();
+    return finishIfSettled();
   }
 }
