@@ -45,7 +45,7 @@ final class BodyPrefix {
 
   private static CompletionStage<BodyPrefix> accumulate(RequestEntity entity,
       Source<ByteString, NotUsed> source, ByteString read, int limit, Materializer mat) {
-    return source.prefixAndTail(1).runWith(Sink.head(), mat).thenCompose(split -> {
+    return source.prefixAndTail(1).runWith(Sink.head(), mat).thenComposeAsync(split -> {
       if (split.first().isEmpty()) {
         return CompletableFuture.completedFuture(
             new BodyPrefix(entity, read, Source.empty(), true, limit));
@@ -56,7 +56,7 @@ final class BodyPrefix {
             new BodyPrefix(entity, more, split.second(), false, limit));
       }
       return accumulate(entity, split.second(), more, limit, mat);
-    });
+    }, mat.executionContext());
   }
 
   /** What the router gets: the first {@code limit} bytes and the total length if known. */

@@ -16,6 +16,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.ActorSystem;
@@ -62,6 +63,11 @@ final class DirectStreamingProxy {
   private final ConnectionPoolSettings poolSettings;
   private final Http http;
   private final Materializer materializer;
+  /**
+   * Every continuation runs here: Pekko's CompletionStages run even non-async continuations
+   * on the common pool, which on a 2-core machine starts a new thread per call.
+   */
+  private final Executor executor;
   private final Optional<ActorRef<CapacityQueue.Command>> queue;
   private final long routeBudgetMillis;
 
@@ -77,6 +83,7 @@ final class DirectStreamingProxy {
     this.settings = settings;
     this.http = Http.get(system);
     this.materializer = Materializer.matFromSystem(system);
+    this.executor = system.executionContext();
     this.poolSettings = ConnectionPoolSettings.create(system.classicSystem())
         .withConnectionSettings(ClientConnectionSettings.create(system.classicSystem())
             .withConnectingTimeout(toScala(settings.upstreamConnectTimeout()))
@@ -106,12 +113,12 @@ final class DirectStreamingProxy {
     }
     Optional<String> sessionId = session;
     return BodyPrefix.read(request.entity(), settings.forwardBodyLimit(), materializer)
-        .thenCompose(body -> route(request.withEntity(body.entity()), requestId,
+        .thenComposeAsync(body -> route(request.withEntity(body.entity()), requestId,
             new RouteRequest(requestId, sessionId, Optional.of(body.forRouter()),
-                routeBudgetMillis)))
-        .exceptionally(failure -> error(new ApiError(ApiError.Code.INVALID_REQUEST,
+                routeBudgetMillis)), executor)
+        .exceptionallyAsync(failure -> error(new ApiError(ApiError.Code.INVALID_REQUEST,
             "Could not read the request body: " + unwrap(failure).getMessage(), null),
-            requestId));
+            requestId), executor);
   }
 
   private CompletionStage<HttpResponse> route(
@@ -119,7 +126,7 @@ final class DirectStreamingProxy {
     return AskPattern.<LLMRouter.Command, RouteResult>ask(router,
             replyTo -> new LLMRouter.Route(routeRequest, replyTo),
             settings.routeTimeout(), system.scheduler())
-        .handle((result, failure) -> {
+        .handleAsync((result, failure) -> {
           if (failure != null) {
             request.discardEntityBytes(system);
             return CompletableFuture.completedFuture(FailClosed.response(
@@ -127,8 +134,8 @@ final class DirectStreamingProxy {
                 "no answer from the router within " + settings.routeTimeout().toMillis() + " ms"));
           }
           return dispatch(request, requestId, result);
-        })
-        .thenCompose(stage -> stage);
+        }, executor)
+        .thenComposeAsync(stage -> stage, executor);
   }
 
   private CompletionStage<HttpResponse> dispatch(
@@ -154,13 +161,13 @@ final class DirectStreamingProxy {
     HttpRequest upstream = upstreamRequest(request, requestId, replica);
     return http.singleRequest(upstream, http.defaultClientHttpsContext(), poolSettings,
             system.classicSystem().log())
-        .handle((response, failure) -> {
+        .handleAsync((response, failure) -> {
           if (failure != null) {
             lease.release();
             return upstreamFailure(failure, requestId, replicaId);
           }
           return relay(response, requestId, replicaId, lease);
-        });
+        }, executor);
   }
 
   private HttpRequest upstreamRequest(HttpRequest request, String requestId, ReplicaInfo replica) {
@@ -225,7 +232,7 @@ final class DirectStreamingProxy {
     }, system.executionContext());
     return rewrap(entity, entity.getDataBytes().watchTermination((mat, done) -> {
       materialized.set(true);
-      done.whenComplete((d, failure) -> lease.release());
+      done.whenCompleteAsync((d, failure) -> lease.release(), executor);
       return mat;
     }));
   }

@@ -36,34 +36,34 @@ public final class RouterClient {
   public CompletionStage<Selection> choose(RouteRequest request) {
     return ask(replyTo -> new LLMRouter.Choose(request, timeout.toMillis(), replyTo),
         timeout.plus(ANSWER_MARGIN))
-        .thenApply(result -> {
+        .thenApplyAsync(result -> {
           if (result instanceof RouteResult.Reserved reserved) {
             return new Selection(system, router, reservations, reserved.replica(),
                 java.util.Optional.of(reserved.token()), request.requestId());
           }
           throw failure(result);
-        });
+        }, system.executionContext());
   }
 
   /** Pick a replica without reserving (a selection that cannot be dispatched). */
   public CompletionStage<Selection> pick(RouteRequest request) {
     return ask(replyTo -> new LLMRouter.Route(request, replyTo), timeout)
-        .thenApply(result -> {
+        .thenApplyAsync(result -> {
           if (result instanceof RouteResult.Routed routed) {
             return new Selection(system, router, reservations, routed.replica(),
                 java.util.Optional.empty(), request.requestId());
           }
           throw failure(result);
-        });
+        }, system.executionContext());
   }
 
   private CompletionStage<RouteResult> ask(
       org.apache.pekko.japi.function.Function<ActorRef<RouteResult>, LLMRouter.Command> message,
       Duration within) {
     return AskPattern.ask(router, message::apply, within, system.scheduler())
-        .exceptionallyCompose(failure -> CompletableFuture.failedFuture(new RoutingException(
+        .exceptionallyComposeAsync(failure -> CompletableFuture.failedFuture(new RoutingException(
             ServeReason.ROUTER_UNREACHABLE, "no answer from the router within "
-                + within.toMillis() + " ms")));
+                + within.toMillis() + " ms")), system.executionContext());
   }
 
   private static RoutingException failure(RouteResult result) {

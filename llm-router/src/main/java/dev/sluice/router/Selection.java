@@ -71,14 +71,14 @@ public final class Selection implements AutoCloseable {
         .addHeader(RawHeader.create(SluiceHeaders.SLOT_TOKEN, token.get()))
         .addHeader(RawHeader.create(SluiceHeaders.REQUEST_ID, requestId));
     return Http.get(system).singleRequest(upstream)
-        .handle((response, failure) -> {
+        .handleAsync((response, failure) -> {
           if (failure != null) {
             reservations.release(replica, token.get());
             completed();
             throw new java.util.concurrent.CompletionException(failure);
           }
           return response.withEntity(whenDone(response.entity()));
-        });
+        }, system.executionContext());
   }
 
   /** Gives the reserved slot back unless the selection was dispatched. Idempotent. */
@@ -91,7 +91,7 @@ public final class Selection implements AutoCloseable {
 
   private ResponseEntity whenDone(ResponseEntity entity) {
     var watched = entity.getDataBytes().watchTermination((mat, done) -> {
-      done.whenComplete((d, failure) -> completed());
+      done.whenCompleteAsync((d, failure) -> completed(), system.executionContext());
       return mat;
     });
     return entity.getContentLengthOption().isPresent()

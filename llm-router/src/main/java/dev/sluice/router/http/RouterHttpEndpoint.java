@@ -86,13 +86,14 @@ public final class RouterHttpEndpoint {
     String id = requestId != null ? requestId : UUID.randomUUID().toString();
     return request.entity()
         .toStrict(settings.askTimeout().toMillis(), settings.maxBodyBytes(), materializer)
-        .thenCompose(strict -> AskPattern.<LLMRouter.Command, RouteResult>ask(router,
+        .thenComposeAsync(strict -> AskPattern.<LLMRouter.Command, RouteResult>ask(router,
             replyTo -> new LLMRouter.Route(new RouteRequest(id, finalSession,
                 body(strict.getData().toArray(), cut),
                 settings.askTimeout().toMillis() * 9 / 10), replyTo),
             settings.askTimeout(), system.scheduler()))
-        .thenApply(this::answer)
-        .exceptionally(failure -> json(503, detail("router unreachable: " + failure)));
+        .thenApplyAsync(this::answer, system.executionContext())
+        .exceptionallyAsync(failure -> json(503, detail("router unreachable: " + failure)),
+            system.executionContext());
   }
 
   private HttpResponse answer(RouteResult result) {

@@ -27,8 +27,9 @@ public final class ReplicaProber {
   public CompletionStage<Probed> probe(ReplicaInfo replica, Duration deadline) {
     return Http.get(system)
         .singleRequest(HttpRequest.create("http://" + replica.authority() + "/-/stats"))
-        .thenCompose(response -> response.entity().toStrict(deadline.toMillis(), system))
-        .thenApply(entity -> parse(entity.getData().utf8String()))
+        .thenComposeAsync(response -> response.entity().toStrict(deadline.toMillis(), system),
+            system.executionContext())
+        .thenApplyAsync(entity -> parse(entity.getData().utf8String()), system.executionContext())
         .toCompletableFuture()
         .orTimeout(deadline.toNanos(), TimeUnit.NANOSECONDS);
   }

@@ -39,9 +39,10 @@ public final class ReservationClient {
   public CompletionStage<Outcome> reserve(ReplicaInfo replica) {
     return Http.get(system)
         .singleRequest(HttpRequest.POST("http://" + replica.authority() + "/-/reservations"))
-        .thenCompose(response -> response.entity().toStrict(timeout.toMillis(), system)
-            .thenApply(entity -> parse(response.status().intValue(),
-                entity.getData().utf8String())))
+        .thenComposeAsync(response -> response.entity().toStrict(timeout.toMillis(), system)
+            .thenApplyAsync(entity -> parse(response.status().intValue(),
+                entity.getData().utf8String()), system.executionContext()),
+            system.executionContext())
         .toCompletableFuture()
         .orTimeout(timeout.toNanos(), TimeUnit.NANOSECONDS);
   }
@@ -50,7 +51,8 @@ public final class ReservationClient {
     return Http.get(system)
         .singleRequest(HttpRequest.create("http://" + replica.authority() + "/-/reservations/"
             + token).withMethod(HttpMethods.DELETE))
-        .thenAccept(response -> response.discardEntityBytes(system));
+        .thenAcceptAsync(response -> response.discardEntityBytes(system),
+            system.executionContext());
   }
 
   private static Outcome parse(int status, String body) {

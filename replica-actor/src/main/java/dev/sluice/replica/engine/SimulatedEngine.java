@@ -63,12 +63,14 @@ public final class SimulatedEngine implements Engine {
         generated.incrementAndGet();
         return token;
       }).watchTermination((notUsed, done) -> {
-        done.whenComplete((d, failure) -> {
+        // Pekko's CompletionStage runs even this non-async callback on the common pool (a
+        // thread per call on 2 cores): use the stream's own executor.
+        done.whenCompleteAsync((d, failure) -> {
           admission.finish();
           if (emitted[0] < maxTokens) {
             aborted.incrementAndGet();
           }
-        });
+        }, materializer.executionContext());
         return notUsed;
       });
     }).mapMaterializedValue(future -> NotUsed.getInstance());

@@ -158,11 +158,11 @@ public final class ReplicaHttpHandler
               ? stream(parsed, requestId, slot)
               : whole(parsed, requestId, slot);
         }, executor)
-        .thenCompose(Function.identity())
-        .exceptionally(failure -> {
+        .thenComposeAsync(Function.identity(), executor)
+        .exceptionallyAsync(failure -> {
           slot.release();
           return error(unwrap(failure));
-        });
+        }, executor);
   }
 
   private CompletionStage<HttpResponse> stream(
@@ -181,7 +181,7 @@ public final class ReplicaHttpHandler
     Source<ByteString, NotUsed> body = head.concat(tokens).concat(Source.from(tail))
         .watchTermination((notUsed, done) -> {
           materialized.set(true);
-          done.whenComplete((d, failure) -> slot.release());
+          done.whenCompleteAsync((d, failure) -> slot.release(), executor);
           return notUsed;
         });
     // A response whose client vanished before it was rendered is never materialized: free the slot.
@@ -206,10 +206,10 @@ public final class ReplicaHttpHandler
     return engine
         .generate(new GenerationRequest(requestId, request.prompt(), request.maxTokens()))
         .runWith(Sink.fold(new StringBuilder(), StringBuilder::append), materializer)
-        .thenApply(text -> {
+        .thenApplyAsync(text -> {
           slot.release();
           return json(200, frames.fullResponse(id, created, text.toString(), request.maxTokens()));
-        });
+        }, executor);
   }
 
   /** {@code POST /-/reservations}: 200 with a token and the true ongoing count, or 503. */

@@ -38,10 +38,10 @@ public final class ReplicaServer {
           connection.handleWithAsyncHandler(handler, materializer);
         }))
         .run(materializer)
-        .handle((binding, failure) -> failure == null
+        .handleAsync((binding, failure) -> failure == null
             ? CompletableFuture.completedFuture(binding)
-            : bindFrom(system, host, ports, index + 1, handler))
-        .thenCompose(stage -> stage);
+            : bindFrom(system, host, ports, index + 1, handler), system.executionContext())
+        .thenComposeAsync(stage -> stage, system.executionContext());
   }
 
   /** Stops accepting, lets open requests finish for up to {@code deadline}, then closes. */
