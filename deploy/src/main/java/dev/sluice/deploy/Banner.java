@@ -19,7 +19,7 @@ final class Banner {
     out.println("  Direct streaming: ON (the LLMRouter only picks a replica; tokens flow "
         + "replica -> ingress -> client)");
     out.println("  Singletons (role control) on " + node.system().address()
-        + ": controller, llm-router");
+        + ": controller, llm-router, capacity-queue");
     out.println("  Ingress (OpenAI API): " + ingress);
     node.routerPort().ifPresent(port -> out.println("  Router endpoint:      http://"
         + node.system().settings().config().getString("sluice.router.http.host") + ":" + port
