@@ -3,6 +3,7 @@ package dev.sluice.ingress;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.typesafe.config.ConfigFactory;
+import dev.sluice.capacity.CapacityQueue;
 import dev.sluice.core.DeploymentId;
 import dev.sluice.core.ReplicaId;
 import dev.sluice.core.ReplicaInfo;
@@ -21,11 +22,13 @@ import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
+import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.pekko.http.javadsl.ServerBinding;
 import org.junit.jupiter.api.AfterAll;
@@ -43,6 +46,7 @@ class IngressIT {
       new AtomicReference<>();
   private static final LinkedBlockingQueue<RouteRequest> seen = new LinkedBlockingQueue<>();
   private static final ReplicaSetView view = new ReplicaSetView();
+  private static final TestProbe<CapacityQueue.Command> leases = testKit.createTestProbe();
   private static ServerBinding binding;
   private static ServerBinding forwarding;
   private static ServerBinding echo;
@@ -72,8 +76,13 @@ class IngressIT {
         .bind((org.apache.pekko.japi.function.Function<org.apache.pekko.http.javadsl.model
             .HttpRequest, java.util.concurrent.CompletionStage<org.apache.pekko.http.javadsl.model
             .HttpResponse>>) request -> request.entity().toStrict(5_000, testKit.system())
-            .thenApply(strict -> org.apache.pekko.http.javadsl.model.HttpResponse.create()
-                .withEntity("{\"received\":" + strict.getData().size() + "}")))
+            .thenApplyAsync(strict -> strict.getData().utf8String().contains("\"full\"")
+                ? org.apache.pekko.http.javadsl.model.HttpResponse.create().withStatus(503)
+                    .addHeader(org.apache.pekko.http.javadsl.model.headers.RawHeader.create(
+                        "x-serve-reason", "replica_at_capacity"))
+                : org.apache.pekko.http.javadsl.model.HttpResponse.create()
+                    .withEntity("{\"received\":" + strict.getData().size() + "}"),
+                testKit.system().executionContext()))
         .toCompletableFuture().get();
     echoReplica = new ReplicaInfo(ReplicaId.parse("llm#sim#echo0000"), "node", "127.0.0.1",
         echo.localAddress().getPort(), 4, ReplicaState.RUNNING, List.of("sim"));
@@ -85,8 +94,8 @@ class IngressIT {
         .toCompletableFuture().get();
     IngressSettings forwardSettings = new IngressSettings("127.0.0.1", 0, Duration.ofMillis(300),
         "x-session-id", true, 8, 16, Duration.ofSeconds(1), Duration.ofSeconds(30), true, 1024);
-    forwarding = IngressServer.start(testKit.system(), router, forwardSettings, view)
-        .toCompletableFuture().get();
+    forwarding = IngressServer.start(testKit.system(), router, forwardSettings, view,
+        Optional.of(leases.ref())).toCompletableFuture().get();
   }
 
   @AfterAll
@@ -204,6 +213,21 @@ class IngressIT {
     assertThat(response.statusCode()).isEqualTo(200);
     assertThat(response.body()).isEqualTo("{\"received\":" + body.length() + "}");
     assertThat(response.headers().firstValue("x-sluice-replica")).hasValue("llm#sim#echo0000");
+  }
+
+  @Test
+  void aLeaseIsReleasedOnceWhenTheAnswerEndsButKeptWhenTheReplicaRejects() throws Exception {
+    script.set(request -> new RouteResult.Routed(echoReplica, Optional.of("lease-ok")));
+    assertThat(send(forwarding, "{\"prompt\":\"fine\"}").statusCode()).isEqualTo(200);
+    assertThat(leases.receiveMessage(Duration.ofSeconds(2)))
+        .isEqualTo(new CapacityQueue.Release("lease-ok"));
+
+    script.set(request -> new RouteResult.Routed(echoReplica, Optional.of("lease-rejected")));
+    HttpResponse<String> rejected = send(forwarding, "{\"prompt\":\"full\"}");
+
+    assertThat(rejected.statusCode()).isEqualTo(503);
+    assertThat(rejected.headers().firstValue("x-serve-reason")).hasValue("replica_at_capacity");
+    leases.expectNoMessage(Duration.ofMillis(500));
   }
 
   @Test
