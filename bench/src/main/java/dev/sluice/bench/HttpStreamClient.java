@@ -7,15 +7,19 @@ import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 
 /**
- * A minimal keep-alive HTTP/1.1 client for load generation: one socket, one request at a time. It
- * finds frame boundaries by scanning bytes and never parses JSON, so that it costs little per
- * token on the cores it shares with what it measures.
+ * A minimal keep-alive HTTP/1.1 client for load generation: one socket, one request at a time.
+ * It finds SSE frame boundaries by scanning bytes and never parses JSON (one small byte scan
+ * for {@code "completion_tokens":} in non-streaming answers), so that it costs little per token
+ * on the cores it shares with what it measures. Frame arrival times are taken once per socket
+ * read.
  */
 final class HttpStreamClient implements AutoCloseable {
 
   private static final byte[] FRAME = "data: ".getBytes(StandardCharsets.US_ASCII);
+  private static final byte[] USAGE = "\"completion_tokens\":".getBytes(StandardCharsets.US_ASCII);
 
   private final String host;
   private final int port;
@@ -23,33 +27,50 @@ final class HttpStreamClient implements AutoCloseable {
   private InputStream in;
   private OutputStream out;
   private final byte[] buffer = new byte[64 * 1024];
+  private long[] frameTimes = new long[1024];
 
   HttpStreamClient(String host, int port) {
     this.host = host;
     this.port = port;
   }
 
-  /** What one exchange measured. */
-  record Exchange(int status, long firstByteNanos, long endNanos, long frames, long bytes) {}
+  /**
+   * What one exchange measured.
+   *
+   * @param frames SSE frames received (0 for a non-streaming answer)
+   * @param frameTimes arrival time of each frame (valid up to {@code frames}); reused per client
+   * @param completionTokens from the usage of a non-streaming answer, else -1
+   */
+  record Exchange(int status, String reason, String replica, long headersNanos, long endNanos,
+      int frames, long[] frameTimes, long completionTokens) {}
 
-  Exchange post(String path, byte[] body, long startNanos) throws IOException {
+  Exchange post(String path, byte[] body, String sessionHeader, String session)
+      throws IOException {
     if (socket == null) {
       socket = new Socket();
       socket.setTcpNoDelay(true);
       socket.connect(new InetSocketAddress(host, port), 5_000);
-      socket.setSoTimeout(60_000);
+      socket.setSoTimeout(120_000);
       in = new BufferedInputStream(socket.getInputStream(), 64 * 1024);
       out = socket.getOutputStream();
     }
-    String head = "POST " + path + " HTTP/1.1\r\nHost: " + host + ":" + port
-        + "\r\nContent-Type: application/json\r\nContent-Length: " + body.length + "\r\n\r\n";
-    out.write(head.getBytes(StandardCharsets.US_ASCII));
+    StringBuilder head = new StringBuilder(160).append("POST ").append(path)
+        .append(" HTTP/1.1\r\nHost: ").append(host).append(':').append(port)
+        .append("\r\nContent-Type: application/json\r\nContent-Length: ").append(body.length)
+        .append("\r\n");
+    if (session != null) {
+      head.append(sessionHeader).append(": ").append(session).append("\r\n");
+    }
+    out.write(head.append("\r\n").toString().getBytes(StandardCharsets.US_ASCII));
     out.write(body);
     out.flush();
     int status = parseStatus(readLine());
+    long headersAt = System.nanoTime();
     long contentLength = -1;
     boolean chunked = false;
     boolean close = false;
+    String reason = "";
+    String replica = "";
     String line;
     while (!(line = readLine()).isEmpty()) {
       int colon = line.indexOf(':');
@@ -64,6 +85,11 @@ final class HttpStreamClient implements AutoCloseable {
         chunked = value.equalsIgnoreCase("chunked");
       } else if (name.equalsIgnoreCase("connection")) {
         close = value.equalsIgnoreCase("close");
+      } else if (name.equalsIgnoreCase("x-serve-reason")) {
+        reason = value;
+      } else if (name.equalsIgnoreCase("x-sluice-replica")
+          || (replica.isEmpty() && name.equalsIgnoreCase("x-sluice-served-by"))) {
+        replica = value;
       }
     }
     BodyScan scan = new BodyScan();
@@ -86,16 +112,17 @@ final class HttpStreamClient implements AutoCloseable {
     if (close) {
       close();
     }
-    return new Exchange(status, scan.firstByte == 0 ? end : scan.firstByte, end, scan.frames,
-        scan.bytes);
+    return new Exchange(status, reason, replica, headersAt, end, scan.frames, frameTimes,
+        scan.usage);
   }
 
-  /** Scans body bytes for SSE frame starts without copying or decoding them. */
+  /** Scans body bytes for SSE frame starts (and a usage count) without decoding them. */
   private final class BodyScan {
-    long firstByte;
-    long frames;
-    long bytes;
+    int frames;
     int matched;
+    int usageMatched;
+    long usage = -1;
+    boolean readingUsage;
 
     void read(long length) throws IOException {
       long left = length;
@@ -104,7 +131,7 @@ final class HttpStreamClient implements AutoCloseable {
         if (n < 0) {
           throw new IOException("connection closed mid-body");
         }
-        consume(n);
+        consume(n, System.nanoTime());
         left -= n;
       }
     }
@@ -112,24 +139,37 @@ final class HttpStreamClient implements AutoCloseable {
     void readToEnd() throws IOException {
       int n;
       while ((n = in.read(buffer)) >= 0) {
-        consume(n);
+        consume(n, System.nanoTime());
       }
     }
 
-    private void consume(int n) {
-      if (firstByte == 0 && n > 0) {
-        firstByte = System.nanoTime();
-      }
-      bytes += n;
+    private void consume(int n, long now) {
       for (int i = 0; i < n; i++) {
         byte b = buffer[i];
         if (b == FRAME[matched]) {
           if (++matched == FRAME.length) {
-            frames++;
+            if (frames == frameTimes.length) {
+              frameTimes = Arrays.copyOf(frameTimes, frames * 2);
+            }
+            frameTimes[frames++] = now;
             matched = 0;
           }
         } else {
           matched = b == FRAME[0] ? 1 : 0;
+        }
+        if (readingUsage) {
+          if (b >= '0' && b <= '9') {
+            usage = (usage < 0 ? 0 : usage * 10) + (b - '0');
+          } else if (usage >= 0) {
+            readingUsage = false;
+          }
+        } else if (b == USAGE[usageMatched]) {
+          if (++usageMatched == USAGE.length) {
+            readingUsage = true;
+            usageMatched = 0;
+          }
+        } else {
+          usageMatched = b == USAGE[0] ? 1 : 0;
         }
       }
     }
