@@ -10,6 +10,7 @@ import java.util.Objects;
  * @param nodeAddress the Pekko address of the node hosting the replica
  * @param host the host the replica's HTTP endpoint is reachable on
  * @param port the port of the replica's HTTP endpoint
+ * @param actor the replica actor's serialized ref (for the relayed path), or empty
  */
 public record ReplicaInfo(
     ReplicaId id,
@@ -18,9 +19,16 @@ public record ReplicaInfo(
     int port,
     int maxOngoingRequests,
     ReplicaState state,
-    List<String> modelIds) {
+    List<String> modelIds,
+    String actor) {
+
+  public ReplicaInfo(ReplicaId id, String nodeAddress, String host, int port,
+      int maxOngoingRequests, ReplicaState state, List<String> modelIds) {
+    this(id, nodeAddress, host, port, maxOngoingRequests, state, modelIds, "");
+  }
 
   public ReplicaInfo {
+    Objects.requireNonNull(actor, "actor");
     Objects.requireNonNull(id, "id");
     Objects.requireNonNull(nodeAddress, "nodeAddress");
     Objects.requireNonNull(host, "host");
@@ -36,7 +44,8 @@ public record ReplicaInfo(
   }
 
   public ReplicaInfo withState(ReplicaState newState) {
-    return new ReplicaInfo(id, nodeAddress, host, port, maxOngoingRequests, newState, modelIds);
+    return new ReplicaInfo(id, nodeAddress, host, port, maxOngoingRequests, newState, modelIds,
+        actor);
   }
 
   /** {@code host:port} of the replica's endpoint. */

@@ -16,11 +16,16 @@ final class Banner {
         .findFirst().orElse("sluice-sim");
     out.println();
     out.println("Sluice local is ready.");
-    out.println("  Direct streaming: ON (the LLMRouter only picks a replica; tokens flow "
-        + "replica -> ingress -> client)");
+    out.println(node.system().settings().config().getBoolean("sluice.ingress.direct-streaming")
+        ? "  Direct streaming: ON (the LLMRouter only picks a replica; tokens flow "
+            + "replica -> ingress -> client)"
+        : "  Direct streaming: OFF (relayed path: the router reserves a slot, tokens come back "
+            + "through the replica actor)");
     out.println("  Singletons (role control) on " + node.system().address()
         + ": controller, llm-router, capacity-queue");
     out.println("  Ingress (OpenAI API): " + ingress);
+    node.relayedIngressPort().ifPresent(port -> out.println("  Relayed-path ingress: http://"
+        + host + ":" + port + " (the control group: same API, tokens relayed through actors)"));
     node.routerPort().ifPresent(port -> out.println("  Router endpoint:      http://"
         + node.system().settings().config().getString("sluice.router.http.host") + ":" + port
         + "/internal/route"));

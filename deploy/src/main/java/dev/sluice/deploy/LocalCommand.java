@@ -29,6 +29,10 @@ final class LocalCommand implements Callable<Integer> {
       description = "Port of POST /internal/route (default: sluice.router.http.port, 8500).")
   Integer routerPort;
 
+  @Option(names = "--relayed-port",
+      description = "Also serve the relayed path (the control group) on this port.")
+  Integer relayedPort;
+
   @Option(names = "--remoting-port",
       description = "Pekko remoting port (default: 25520; 0 = any free port).")
   Integer remotingPort;
@@ -41,6 +45,9 @@ final class LocalCommand implements Callable<Integer> {
     }
     if (routerPort != null) {
       given.put("sluice.router.http.port", routerPort);
+    }
+    if (relayedPort != null) {
+      given.put("sluice.ingress.relayed-port", relayedPort);
     }
     if (remotingPort != null) {
       given.put("pekko.remote.artery.canonical.port", remotingPort);

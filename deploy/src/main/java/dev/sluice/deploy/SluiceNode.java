@@ -61,6 +61,7 @@ public final class SluiceNode implements AutoCloseable {
   private final Optional<ActorRef<Controller.Command>> controller;
   private final Optional<ServerBinding> ingressBinding;
   private final Optional<ServerBinding> routerBinding;
+  private Optional<ServerBinding> relayedBinding = Optional.empty();
   private final ReplicaSetView ingressView = new ReplicaSetView();
 
   private SluiceNode(NodeOptions options) throws Exception {
@@ -106,8 +107,19 @@ public final class SluiceNode implements AutoCloseable {
             Optional.of(capacityQueue)));
         binding.addToCoordinatedShutdown(UNBIND_DEADLINE, system);
         this.ingressBinding = Optional.of(binding);
-        log.info("Ingress listening on {}; direct streaming ON: the LLMRouter only picks, tokens "
-            + "flow replica -> ingress -> client", binding.localAddress());
+        log.info("Ingress listening on {}; direct streaming {}", binding.localAddress(),
+            settings.directStreaming()
+                ? "ON: the LLMRouter only picks, tokens flow replica -> ingress -> client"
+                : "OFF: relayed path (router reserves, replica actor streams tokens back)");
+        int relayedPort = config.getInt("sluice.ingress.relayed-port");
+        if (relayedPort >= 0) {
+          ServerBinding relayed = await(IngressServer.start(system, router,
+              settings.withDirectStreaming(false, relayedPort), ingressView,
+              Optional.of(capacityQueue)));
+          relayed.addToCoordinatedShutdown(UNBIND_DEADLINE, system);
+          this.relayedBinding = Optional.of(relayed);
+          log.info("Relayed-path ingress listening on {}", relayed.localAddress());
+        }
       } else {
         this.ingressBinding = Optional.empty();
       }
@@ -221,6 +233,11 @@ public final class SluiceNode implements AutoCloseable {
 
   public Optional<Integer> ingressPort() {
     return ingressBinding.map(b -> b.localAddress().getPort());
+  }
+
+  /** The extra relayed-path ingress, if {@code sluice.ingress.relayed-port} asked for one. */
+  public Optional<Integer> relayedIngressPort() {
+    return relayedBinding.map(b -> b.localAddress().getPort());
   }
 
   public Optional<Integer> routerPort() {

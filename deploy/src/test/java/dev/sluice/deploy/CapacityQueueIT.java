@@ -7,7 +7,7 @@ import dev.sluice.capacity.CapacityQueue;
 import dev.sluice.capacity.CapacitySnapshot;
 import dev.sluice.core.ReplicaInfo;
 import dev.sluice.core.testing.Await;
-import dev.sluice.core.testing.SseFrames;
+import dev.sluice.core.testing.Sse;
 import dev.sluice.ingress.IngressServer;
 import dev.sluice.ingress.IngressSettings;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
@@ -67,7 +67,7 @@ class CapacityQueueIT {
 
   private static int stat(ReplicaInfo replica, String field) {
     try {
-      return SseFrames.json(TestNodes.get(replica.port(), "/-/stats").body()).get(field).asInt();
+      return Sse.json(TestNodes.get(replica.port(), "/-/stats").body()).get(field).asInt();
     } catch (Exception e) {
       throw new AssertionError(e);
     }
@@ -96,7 +96,7 @@ class CapacityQueueIT {
         HttpResponse.BodyHandlers.ofString())
         .thenApply(response -> {
           if (response.statusCode() == 200) {
-            SseFrames.jsonFrames(response.body());
+            Sse.jsonFrames(response.body());
             return "200";
           }
           return response.statusCode() + ":"

@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import com.typesafe.config.ConfigFactory;
 import dev.sluice.core.ReplicaInfo;
 import dev.sluice.core.testing.Await;
-import dev.sluice.core.testing.SseFrames;
+import dev.sluice.core.testing.Sse;
 import dev.sluice.router.RouteRequest;
 import dev.sluice.router.RouterClient;
 import dev.sluice.router.Selection;
@@ -53,7 +53,7 @@ class ChooseDispatchIT {
 
   private static int ongoing(ReplicaInfo replica) {
     try {
-      return SseFrames.json(TestNodes.get(replica.port(), "/-/stats").body()).get("ongoing")
+      return Sse.json(TestNodes.get(replica.port(), "/-/stats").body()).get("ongoing")
           .asInt();
     } catch (Exception e) {
       throw new AssertionError(e);
@@ -86,7 +86,7 @@ class ChooseDispatchIT {
         .toCompletableFuture().get().getData().utf8String();
 
     assertThat(response.status().intValue()).isEqualTo(200);
-    assertThat(SseFrames.jsonFrames(body)).hasSize(7);
+    assertThat(Sse.jsonFrames(body)).hasSize(7);
     assertThatThrownBy(() -> selection.dispatch(chat(5)).toCompletableFuture().join())
         .isInstanceOf(CompletionException.class)
         .hasCauseInstanceOf(IllegalStateException.class);

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.typesafe.config.ConfigFactory;
 import dev.sluice.core.ReplicaInfo;
-import dev.sluice.core.testing.SseFrames;
+import dev.sluice.core.testing.Sse;
 import java.net.http.HttpResponse;
 import java.util.HashSet;
 import java.util.Set;
@@ -47,7 +47,7 @@ class PrefixAffinityIT {
       assertThat(replicas).hasSize(1);
       ReplicaInfo favourite = node.ingressView().replica(replicas.iterator().next())
           .orElseThrow();
-      double hitRatio = SseFrames.json(TestNodes.get(favourite.port(), "/-/stats").body())
+      double hitRatio = Sse.json(TestNodes.get(favourite.port(), "/-/stats").body())
           .at("/engine/prefix_cache_hit_ratio").asDouble();
       assertThat(hitRatio).isGreaterThan(0.8);
     }

@@ -6,6 +6,7 @@ import dev.sluice.core.ReplicaSetView;
 import dev.sluice.core.http.ApiError;
 import dev.sluice.core.http.JsonText;
 import dev.sluice.core.http.SluiceHeaders;
+import dev.sluice.core.openai.CompletionRequest;
 import dev.sluice.router.LLMRouter;
 import java.util.Map;
 import java.util.Optional;
@@ -37,6 +38,8 @@ public final class IngressHandler implements Function<HttpRequest, CompletionSta
   private final ActorSystem<?> system;
   private final ReplicaSetView view;
   private final DirectStreamingProxy proxy;
+  private final RelayedPath relayed;
+  private final boolean direct;
 
   public IngressHandler(ActorSystem<?> system, ActorRef<LLMRouter.Command> router,
       ReplicaSetView view, IngressSettings settings,
@@ -44,6 +47,8 @@ public final class IngressHandler implements Function<HttpRequest, CompletionSta
     this.system = system;
     this.view = view;
     this.proxy = new DirectStreamingProxy(system, router, view, settings, queue);
+    this.relayed = new RelayedPath(system, router, view, settings);
+    this.direct = settings.directStreaming();
   }
 
   @Override
@@ -54,7 +59,9 @@ public final class IngressHandler implements Function<HttpRequest, CompletionSta
         .orElseGet(() -> UUID.randomUUID().toString());
     boolean completion = path.equals("/v1/chat/completions") || path.equals("/v1/completions");
     if (completion && request.method().equals(HttpMethods.POST)) {
-      return proxy.forward(request, requestId);
+      return direct ? proxy.forward(request, requestId)
+          : relayed.forward(request, requestId, path.equals("/v1/completions")
+              ? CompletionRequest.Kind.COMPLETION : CompletionRequest.Kind.CHAT);
     }
     request.discardEntityBytes(system);
     HttpResponse response;

@@ -9,6 +9,8 @@ import java.time.Duration;
  * @param routeTimeout how long to wait for the router's pick before failing closed
  * @param maxConnectionsPerReplica pooled keep-alive connections per replica endpoint
  * @param maxOpenRequestsPerReplica requests that may wait for or use those connections (power of 2)
+ * @param directStreaming on: tokens flow replica -> ingress as bytes; off: the relayed path
+ * @param maxRequestBytes largest body the relayed path reads (413 beyond)
  * @param forwardBody whether the body (up to {@code forwardBodyLimit} bytes) goes to the router
  *     for body-aware policies; off, the body is not read before routing
  */
@@ -23,7 +25,8 @@ public record IngressSettings(
     Duration upstreamConnectTimeout,
     Duration upstreamIdleTimeout,
     boolean forwardBody,
-    int forwardBodyLimit) {
+    int forwardBodyLimit,
+    long maxRequestBytes) {
 
   private static int forwardBodyLimit(Config config) {
     long limit = config.getBytes("forward-body-limit");
@@ -34,13 +37,16 @@ public record IngressSettings(
     return (int) limit;
   }
 
+  /** The same settings with another mode (an extra ingress on the relayed path, say). */
+  public IngressSettings withDirectStreaming(boolean on, int newPort) {
+    return new IngressSettings(host, newPort, routeTimeout, sessionHeader, on,
+        maxConnectionsPerReplica, maxOpenRequestsPerReplica, upstreamConnectTimeout,
+        upstreamIdleTimeout, forwardBody, forwardBodyLimit, maxRequestBytes);
+  }
+
   public static IngressSettings fromConfig(Config root) {
     Config config = root.getConfig("sluice.ingress");
     boolean direct = config.getBoolean("direct-streaming");
-    if (!direct) {
-      throw new IllegalArgumentException("sluice.ingress.direct-streaming: off (expected: on; "
-          + "the relayed path is not available in this version)");
-    }
     int maxOpen = config.getInt("upstream.max-open-requests");
     if (maxOpen < 1 || Integer.bitCount(maxOpen) != 1) {
       throw new IllegalArgumentException("sluice.ingress.upstream.max-open-requests: " + maxOpen
@@ -62,6 +68,7 @@ public record IngressSettings(
         config.getDuration("upstream.connect-timeout"),
         config.getDuration("upstream.idle-timeout"),
         config.getBoolean("forward-body"),
-        forwardBodyLimit(config));
+        forwardBodyLimit(config),
+        config.getBytes("max-request-bytes"));
   }
 }

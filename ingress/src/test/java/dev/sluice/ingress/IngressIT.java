@@ -89,11 +89,11 @@ class IngressIT {
     view.apply(new ReplicaSet(new DeploymentId("llm", "sim"), 1, "/", List.of("sim"),
         "round-robin", Map.of(), List.of(closedPortReplica, echoReplica)));
     IngressSettings settings = new IngressSettings("127.0.0.1", 0, Duration.ofMillis(300),
-        "x-session-id", true, 8, 16, Duration.ofSeconds(1), Duration.ofSeconds(30), false, 1024);
+        "x-session-id", true, 8, 16, Duration.ofSeconds(1), Duration.ofSeconds(30), false, 1024, 1 << 20);
     binding = IngressServer.start(testKit.system(), router, settings, view)
         .toCompletableFuture().get();
     IngressSettings forwardSettings = new IngressSettings("127.0.0.1", 0, Duration.ofMillis(300),
-        "x-session-id", true, 8, 16, Duration.ofSeconds(1), Duration.ofSeconds(30), true, 1024);
+        "x-session-id", true, 8, 16, Duration.ofSeconds(1), Duration.ofSeconds(30), true, 1024, 1 << 20);
     forwarding = IngressServer.start(testKit.system(), router, forwardSettings, view,
         Optional.of(leases.ref())).toCompletableFuture().get();
   }

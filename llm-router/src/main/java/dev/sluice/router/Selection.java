@@ -81,6 +81,38 @@ public final class Selection implements AutoCloseable {
         }, system.executionContext());
   }
 
+  /**
+   * Dispatches by another transport (the relayed path sends the request to the replica actor):
+   * hands the reservation token to {@code send} exactly once. Fails like {@link #dispatch}.
+   * The caller reports the end of the request with {@link #ended()}.
+   */
+  public <T> CompletionStage<T> dispatchWith(
+      java.util.function.Function<String, CompletionStage<T>> send) {
+    if (token.isEmpty()) {
+      return CompletableFuture.failedFuture(new IllegalStateException(
+          "a selection made without a reservation cannot be dispatched (pick-only)"));
+    }
+    if (!used.compareAndSet(false, true)) {
+      return CompletableFuture.failedFuture(new IllegalStateException(
+          "selection already dispatched or closed"));
+    }
+    return send.apply(token.get());
+  }
+
+  /**
+   * Gives the slot back after a dispatch that failed before the replica took the request (an
+   * unknown or already consumed token is ignored by the replica).
+   */
+  public void releaseAfterFailedDispatch() {
+    token.ifPresent(t -> reservations.release(replica, t));
+    completed();
+  }
+
+  /** The dispatched request has ended; tells the router (for its load accounting). */
+  public void ended() {
+    completed();
+  }
+
   /** Gives the reserved slot back unless the selection was dispatched. Idempotent. */
   @Override
   public void close() {

@@ -14,6 +14,7 @@ import java.time.Duration;
 import java.util.List;
 import org.apache.pekko.actor.NoSerializationVerificationNeeded;
 import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.actor.typed.ActorRefResolver;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.PostStop;
 import org.apache.pekko.actor.typed.javadsl.AbstractBehavior;
@@ -65,6 +66,7 @@ public final class ReplicaActor extends AbstractBehavior<ReplicaActor.Command> {
   private ReplicaInfo info;
   private ReplicaHttpHandler handler;
   private ServerBinding binding;
+  private ActorRef<dev.sluice.core.relay.Generate> relay;
   private long drainDeadlineNanos;
 
   private ReplicaActor(ActorContext<Command> context, TimerScheduler<Command> timers,
@@ -117,6 +119,7 @@ public final class ReplicaActor extends AbstractBehavior<ReplicaActor.Command> {
         llm.engine().defaultMaxTokens(), llm.engine().maxModelLen(), settings.maxRequestBytes(),
         settings.bodyTimeout(), settings.unconsumedResponseTimeout(),
         settings.reservationTimeout()), engine);
+    relay = getContext().spawn(ReplicaRelay.create(spec.id(), handler.relay()), "relay");
     getContext().pipeToSelf(
         ReplicaServer.bind(getContext().getSystem(), settings.bindHost(), settings.ports(), handler),
         (bound, failure) -> failure == null ? new Bound(bound) : new BindFailed(failure));
@@ -137,7 +140,8 @@ public final class ReplicaActor extends AbstractBehavior<ReplicaActor.Command> {
     }
     int port = binding.localAddress().getPort();
     info = new ReplicaInfo(info.id(), info.nodeAddress(), info.host(), port,
-        info.maxOngoingRequests(), ReplicaState.RUNNING, info.modelIds());
+        info.maxOngoingRequests(), ReplicaState.RUNNING, info.modelIds(),
+        ActorRefResolver.get(getContext().getSystem()).toSerializationFormat(relay));
     getContext().getLog().info("Replica {} RUNNING, endpoint http://{}:{}", spec.id(),
         info.host(), port);
     report("");

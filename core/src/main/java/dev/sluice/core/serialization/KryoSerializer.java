@@ -93,6 +93,8 @@ public final class KryoSerializer extends JSerializer {
     kryo.setClassLoader(system.dynamicAccess().classLoader());
     registerJdkTypes(kryo);
     kryo.register(actorRefClass(), new ActorRefSerializer(), 40);
+    kryo.register(pekkoClass("org.apache.pekko.stream.impl.streamref.SourceRefImpl"),
+        new PekkoDelegatingSerializer(), 41);
     registrations.ids().forEach((type, id) -> kryo.register(type, id));
     return kryo;
   }
@@ -105,6 +107,14 @@ public final class KryoSerializer extends JSerializer {
     kryo.register(Optional.class, new OptionalSerializer(), 30);
     kryo.register(UUID.class, new com.esotericsoftware.kryo.serializers.DefaultSerializers.UUIDSerializer(), 31);
     kryo.register(byte[].class, 32);
+  }
+
+  private static Class<?> pekkoClass(String name) {
+    try {
+      return Class.forName(name);
+    } catch (ClassNotFoundException e) {
+      throw new IllegalStateException(name + " not found", e);
+    }
   }
 
   private static Class<?> actorRefClass() {
@@ -133,6 +143,30 @@ public final class KryoSerializer extends JSerializer {
     @Override
     public ActorRef<?> read(Kryo kryo, Input input, Class<? extends ActorRef<?>> type) {
       return resolver().resolveActorRef(input.readString());
+    }
+  }
+
+  /** Pekko types with their own serializer (stream refs) are written by Pekko's serialization. */
+  private final class PekkoDelegatingSerializer extends Serializer<Object> {
+    @Override
+    public void write(Kryo kryo, Output output, Object value) {
+      org.apache.pekko.serialization.Serialization serialization =
+          org.apache.pekko.serialization.SerializationExtension.get(system);
+      org.apache.pekko.serialization.Serializer delegate = serialization.findSerializerFor(value);
+      byte[] bytes = delegate.toBinary(value);
+      output.writeVarInt(delegate.identifier(), false);
+      output.writeString(org.apache.pekko.serialization.Serializers.manifestFor(delegate, value));
+      output.writeVarInt(bytes.length, true);
+      output.writeBytes(bytes);
+    }
+
+    @Override
+    public Object read(Kryo kryo, Input input, Class<? extends Object> type) {
+      int id = input.readVarInt(false);
+      String manifest = input.readString();
+      byte[] bytes = input.readBytes(input.readVarInt(true));
+      return org.apache.pekko.serialization.SerializationExtension.get(system)
+          .deserialize(bytes, id, manifest).get();
     }
   }
 

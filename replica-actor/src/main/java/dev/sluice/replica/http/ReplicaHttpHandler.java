@@ -1,5 +1,10 @@
 package dev.sluice.replica.http;
 
+import dev.sluice.core.openai.CompletionRequest;
+import dev.sluice.core.openai.CompletionRequestParser;
+import dev.sluice.core.openai.ModelList;
+import dev.sluice.core.openai.SseFrames;
+
 import dev.sluice.core.http.ApiError;
 import dev.sluice.core.http.ServeReason;
 import dev.sluice.core.http.SluiceHeaders;
@@ -43,6 +48,7 @@ public final class ReplicaHttpHandler
   private final Engine engine;
   private final Slots slots;
   private final Reservations reservations;
+  private final RelayHandler relay;
   private final org.apache.pekko.actor.Cancellable expirySweep;
   private final CompletionRequestParser parser;
   private final Materializer materializer;
@@ -63,6 +69,8 @@ public final class ReplicaHttpHandler
     this.materializer = Materializer.matFromSystem(system);
     this.executor = system.executionContext();
     this.servedBy = RawHeader.create(SluiceHeaders.SERVED_BY, settings.replicaId());
+    this.relay = new RelayHandler(settings.replicaId(), engine, slots, reservations, parser,
+        materializer, executor, () -> draining);
     this.expirySweep = system.scheduler().scheduleWithFixedDelay(Duration.ofSeconds(1),
         Duration.ofSeconds(1), () -> reservations.expire(System.nanoTime()), executor);
   }
@@ -70,6 +78,11 @@ public final class ReplicaHttpHandler
   /** Stops the reservation expiry sweep; the server binding is closed by its owner. */
   public void close() {
     expirySweep.cancel();
+  }
+
+  /** The relayed path into the same slots and engine. */
+  public RelayHandler relay() {
+    return relay;
   }
 
   public Reservations reservations() {

@@ -1,12 +1,13 @@
 package dev.sluice.replica.http;
 
+
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.typesafe.config.ConfigFactory;
 import dev.sluice.core.config.EngineConfig;
 import dev.sluice.core.testing.Await;
-import dev.sluice.core.testing.SseFrames;
+import dev.sluice.core.testing.Sse;
 import dev.sluice.replica.engine.SimulatedEngine;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
@@ -67,7 +68,7 @@ class ReplicaEndpointIT {
     assertThat(response.statusCode()).isEqualTo(200);
     assertThat(response.headers().firstValue("content-type")).hasValue("text/event-stream");
     assertThat(response.headers().firstValue("x-sluice-served-by")).hasValue("llm#sim#abcd1234");
-    List<JsonNode> frames = SseFrames.jsonFrames(response.body());
+    List<JsonNode> frames = Sse.jsonFrames(response.body());
     assertThat(frames.get(0).at("/choices/0/delta/role").asText()).isEqualTo("assistant");
     assertThat(frames).allSatisfy(f ->
         assertThat(f.get("object").asText()).isEqualTo("chat.completion.chunk"));
@@ -75,7 +76,7 @@ class ReplicaEndpointIT {
     assertThat(last.at("/choices/0/finish_reason").asText()).isEqualTo("length");
     JsonNode usage = frames.get(frames.size() - 1).get("usage");
     assertThat(usage.get("completion_tokens").asInt()).isEqualTo(5);
-    assertThat(SseFrames.text(frames)).isEqualTo(SimulatedEngine.text("hi", 5));
+    assertThat(Sse.text(frames)).isEqualTo(SimulatedEngine.text("hi", 5));
   }
 
   @Test
@@ -83,7 +84,7 @@ class ReplicaEndpointIT {
     HttpResponse<String> response = post("/v1/completions", "{\"prompt\":\"once\"}");
 
     assertThat(response.statusCode()).isEqualTo(200);
-    JsonNode json = SseFrames.json(response.body());
+    JsonNode json = Sse.json(response.body());
     assertThat(json.get("object").asText()).isEqualTo("text_completion");
     assertThat(json.at("/choices/0/text").asText()).isEqualTo(SimulatedEngine.text("once", 8));
     assertThat(json.at("/choices/0/finish_reason").asText()).isEqualTo("stop");
@@ -108,7 +109,7 @@ class ReplicaEndpointIT {
   private static void assertError(HttpResponse<String> response, int status, String code,
       String param) {
     assertThat(response.statusCode()).isEqualTo(status);
-    JsonNode error = SseFrames.json(response.body()).get("error");
+    JsonNode error = Sse.json(response.body()).get("error");
     assertThat(error.get("code").asText()).isEqualTo(code);
     assertThat(error.get("message").asText()).isNotBlank();
     assertThat(error.get("type").asText()).isNotBlank();

@@ -1,20 +1,20 @@
-package dev.sluice.replica.http;
+package dev.sluice.core.openai;
 
 import dev.sluice.core.http.JsonText;
 import org.apache.pekko.util.ByteString;
 
 /**
- * OpenAI response bodies: SSE frames {@code data: <json>\n\n} for streams and whole JSON objects
+ * OpenAI response bodies (shared by the replica endpoint and the ingress's relayed path): SSE frames {@code data: <json>\n\n} for streams and whole JSON objects
  * otherwise. Built by hand on the hot path (one small string per token, no object mapper).
  */
-final class SseFrames {
+public final class SseFrames {
 
-  static final ByteString DONE = ByteString.fromString("data: [DONE]\n\n");
+  public static final ByteString DONE = ByteString.fromString("data: [DONE]\n\n");
 
   private final CompletionRequest request;
   private final String prefix;
 
-  SseFrames(CompletionRequest request, String id, long created) {
+  public SseFrames(CompletionRequest request, String id, long created) {
     this.request = request;
     StringBuilder p = new StringBuilder(128);
     p.append("{\"id\":");
@@ -29,12 +29,12 @@ final class SseFrames {
   }
 
   /** The first chat frame: the assistant role with empty content. Null for completions. */
-  ByteString roleFrame() {
+  public ByteString roleFrame() {
     return frame("[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":\"\"},"
         + "\"logprobs\":null,\"finish_reason\":null}]}");
   }
 
-  ByteString tokenFrame(String token) {
+  public ByteString tokenFrame(String token) {
     StringBuilder choices = new StringBuilder(64 + token.length());
     if (request.kind() == CompletionRequest.Kind.CHAT) {
       choices.append("[{\"index\":0,\"delta\":{\"content\":");
@@ -48,14 +48,14 @@ final class SseFrames {
     return frame(choices);
   }
 
-  ByteString finishFrame() {
+  public ByteString finishFrame() {
     String reason = request.finishReason();
     return frame(request.kind() == CompletionRequest.Kind.CHAT
         ? "[{\"index\":0,\"delta\":{},\"logprobs\":null,\"finish_reason\":\"" + reason + "\"}]}"
         : "[{\"index\":0,\"text\":\"\",\"logprobs\":null,\"finish_reason\":\"" + reason + "\"}]}");
   }
 
-  ByteString usageFrame(int completionTokens) {
+  public ByteString usageFrame(int completionTokens) {
     return frame("[]," + usage(completionTokens).substring(1));
   }
 
@@ -66,7 +66,7 @@ final class SseFrames {
   }
 
   /** The non-streaming answer. */
-  String fullResponse(String id, long created, String text, int completionTokens) {
+  public String fullResponse(String id, long created, String text, int completionTokens) {
     StringBuilder json = new StringBuilder(256 + text.length());
     json.append("{\"id\":");
     JsonText.appendQuoted(json, id);

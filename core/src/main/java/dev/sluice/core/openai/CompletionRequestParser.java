@@ -1,4 +1,4 @@
-package dev.sluice.replica.http;
+package dev.sluice.core.openai;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;

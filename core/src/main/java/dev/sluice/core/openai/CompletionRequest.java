@@ -1,5 +1,6 @@
-package dev.sluice.replica.http;
+package dev.sluice.core.openai;
 
+import dev.sluice.core.serialization.ClusterMessage;
 import java.util.Objects;
 
 /**
@@ -17,7 +18,7 @@ public record CompletionRequest(
     int maxTokens,
     boolean explicitLimit,
     boolean stream,
-    boolean includeUsage) {
+    boolean includeUsage) implements ClusterMessage {
 
   /** Which OpenAI endpoint the request came to. */
   public enum Kind {

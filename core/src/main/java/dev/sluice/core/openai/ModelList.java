@@ -1,4 +1,4 @@
-package dev.sluice.replica.http;
+package dev.sluice.core.openai;
 
 import dev.sluice.core.http.JsonText;
 import java.util.List;

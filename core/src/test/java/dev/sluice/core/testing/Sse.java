@@ -6,11 +6,11 @@ import java.util.ArrayList;
 import java.util.List;
 
 /** Test helper: splits an SSE body into its {@code data:} payloads and parses them. */
-public final class SseFrames {
+public final class Sse {
 
   private static final ObjectMapper JSON = new ObjectMapper();
 
-  private SseFrames() {}
+  private Sse() {}
 
   /** The payload of every frame, in order; fails if the body is not well-framed SSE. */
   public static List<String> payloads(String body) {

@@ -2,6 +2,7 @@ package dev.sluice.deploy;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
 import dev.sluice.router.LLMRouter;
 import java.net.http.HttpResponse;
@@ -10,8 +11,14 @@ import java.util.Optional;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 
-/** Routing failures end in 503 + X-Serve-Reason, never in a 200 from an unrouted path. */
-class FailClosedIT {
+/**
+ * Routing failures end in 503 + X-Serve-Reason, never in a 200 from an unrouted path; run once
+ * per data path (see the subclasses).
+ */
+abstract class FailClosedSuite {
+
+  /** Configuration that selects the data path. */
+  abstract Config pathConfig();
 
   private static final String CHAT = "{\"messages\":[{\"role\":\"user\",\"content\":\"x\"}]}";
 
@@ -25,7 +32,7 @@ class FailClosedIT {
 
   @Test
   void zeroReplicasFailsClosedWithNoReplicas() throws Exception {
-    try (SluiceNode node = TestNodes.local(TestNodes.app(0, 0, 0, 4), ConfigFactory.empty())) {
+    try (SluiceNode node = TestNodes.local(TestNodes.app(0, 0, 0, 4), pathConfig())) {
       HttpResponse<String> response = TestNodes.post(node.ingressPort().orElseThrow(),
           "/v1/chat/completions", CHAT);
 
@@ -41,7 +48,7 @@ class FailClosedIT {
     NodeOptions options = new NodeOptions(Set.of(Role.INGRESS), Optional.empty(),
         Optional.empty(), List.of(), Optional.empty(),
         ConfigFactory.parseString("sluice.ingress.route-timeout = 300ms")
-            .withFallback(TestNodes.overrides()));
+            .withFallback(pathConfig()).withFallback(TestNodes.overrides()));
     try (SluiceNode node = SluiceNode.start(options)) {
       assertFailClosed(TestNodes.post(node.ingressPort().orElseThrow(), "/v1/chat/completions",
           CHAT), "router_unreachable");
@@ -51,7 +58,8 @@ class FailClosedIT {
   @Test
   void routerStoppedFailsClosedWithRouterUnreachable() throws Exception {
     try (SluiceNode node = TestNodes.local(TestNodes.app(1, 0, 0, 4),
-        ConfigFactory.parseString("sluice.ingress.route-timeout = 300ms"))) {
+        ConfigFactory.parseString("sluice.ingress.route-timeout = 300ms")
+            .withFallback(pathConfig()))) {
       int ingress = node.ingressPort().orElseThrow();
       assertThat(TestNodes.post(ingress, "/v1/chat/completions", CHAT).statusCode())
           .isEqualTo(200);

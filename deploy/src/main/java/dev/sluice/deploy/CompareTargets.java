@@ -1,0 +1,114 @@
+package dev.sluice.deploy;
+
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The three targets of {@code sluice bench compare}, served by a separate {@code sluice local}
+ * process (so that the load generator's JVM does not share a heap or GC with what it measures):
+ * (a) the replica's own endpoint, (b) the ingress on the direct path, (c) an ingress on the
+ * relayed path, all in front of the same simulated replica.
+ */
+final class CompareTargets implements AutoCloseable {
+
+  private final Process process;
+  private final Path log;
+  final URI replica;
+  final URI direct;
+  final URI relayed;
+
+  private CompareTargets(Process process, Path log, int replica, int direct, int relayed) {
+    this.process = process;
+    this.log = log;
+    this.replica = URI.create("http://127.0.0.1:" + replica);
+    this.direct = URI.create("http://127.0.0.1:" + direct);
+    this.relayed = URI.create("http://127.0.0.1:" + relayed);
+  }
+
+  static CompareTargets start(int ttftMs, int itlMs, int maxTokens) throws Exception {
+    int replica = freePort();
+    int direct = freePort();
+    int relayed = freePort();
+    Path config = Files.createTempFile("sluice-compare", ".yaml");
+    Files.writeString(config, """
+        applications:
+          - name: bench
+            llm_configs:
+              - model_loading_config: {model_id: sluice-sim}
+                engine_config: {type: simulated, ttft_ms: %d, itl_ms: %d, default_max_tokens: %d,
+                                max_num_seqs: 4096}
+                deployment_config: {num_replicas: 1, max_ongoing_requests: 4096}
+        """.formatted(ttftMs, itlMs, maxTokens));
+    config.toFile().deleteOnExit();
+    Path log = Files.createTempFile("sluice-compare", ".log");
+    String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+    ProcessBuilder builder = new ProcessBuilder(java, "-Xmx2g", "-cp",
+        System.getProperty("java.class.path"), SluiceCli.class.getName(), "local",
+        "--config", config.toString(), "--port", String.valueOf(direct),
+        "--relayed-port", String.valueOf(relayed), "--router-port", "-1",
+        "--remoting-port", "0");
+    builder.environment().put("SLUICE_REPLICA_PORT_RANGE", String.valueOf(replica));
+    builder.redirectErrorStream(true).redirectOutput(log.toFile());
+    System.err.println("Starting the targets (sluice local, log: " + log + ")...");
+    CompareTargets targets = new CompareTargets(builder.start(), log, replica, direct, relayed);
+    try {
+      targets.awaitReady(Duration.ofSeconds(120));
+    } catch (Exception e) {
+      targets.close();
+      throw e;
+    }
+    return targets;
+  }
+
+  private void awaitReady(Duration deadline) throws Exception {
+    HttpClient http = HttpClient.newHttpClient();
+    long end = System.nanoTime() + deadline.toNanos();
+    String probe = "{\"messages\":[{\"role\":\"user\",\"content\":\"ready?\"}],\"max_tokens\":1}";
+    for (URI target : List.of(replica, direct, relayed)) {
+      while (true) {
+        if (!process.isAlive()) {
+          throw new IllegalStateException("the targets' process exited; see " + log);
+        }
+        try {
+          HttpResponse<String> response = http.send(HttpRequest.newBuilder(
+                  target.resolve("/v1/chat/completions"))
+              .POST(HttpRequest.BodyPublishers.ofString(probe))
+              .timeout(Duration.ofSeconds(5)).build(), HttpResponse.BodyHandlers.ofString());
+          if (response.statusCode() == 200) {
+            break;
+          }
+        } catch (IOException e) {
+          // not listening yet
+        }
+        if (System.nanoTime() > end) {
+          throw new IllegalStateException("targets not ready within " + deadline.toSeconds()
+              + " s; see " + log);
+        }
+        TimeUnit.MILLISECONDS.sleep(200);
+      }
+    }
+  }
+
+  private static int freePort() throws IOException {
+    try (ServerSocket socket = new ServerSocket(0)) {
+      return socket.getLocalPort();
+    }
+  }
+
+  @Override
+  public void close() throws InterruptedException {
+    process.destroy();
+    if (!process.waitFor(30, TimeUnit.SECONDS)) {
+      process.destroyForcibly();
+    }
+  }
+}

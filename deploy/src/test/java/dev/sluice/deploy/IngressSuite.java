@@ -1,0 +1,234 @@
+package dev.sluice.deploy;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import com.typesafe.config.Config;
+import dev.sluice.core.ReplicaInfo;
+import dev.sluice.core.testing.Await;
+import dev.sluice.core.testing.Sse;
+import dev.sluice.replica.engine.SimulatedEngine;
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.net.Socket;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+/**
+ * The ingress's API contract on a one-node cluster, run once per data path (direct streaming and
+ * relayed, see the subclasses): every test here must pass on both.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+abstract class IngressSuite {
+
+  private SluiceNode node;
+  private int ingress;
+
+  /** Configuration that selects the data path. */
+  abstract Config pathConfig();
+
+  abstract boolean direct();
+
+  @BeforeAll
+  void start() throws Exception {
+    node = TestNodes.local(TestNodes.app(2, 0, 1, 64), pathConfig());
+    ingress = node.ingressPort().orElseThrow();
+  }
+
+  @AfterAll
+  void stop() {
+    node.close();
+  }
+
+  private List<ReplicaInfo> replicas() {
+    return node.ingressView().all().iterator().next().replicas();
+  }
+
+  private static JsonNode replicaStats(ReplicaInfo replica) throws Exception {
+    return Sse.json(TestNodes.get(replica.port(), "/-/stats").body());
+  }
+
+  @Test
+  void streamsChatCompletionThroughTheIngress() throws Exception {
+    HttpResponse<String> response = TestNodes.post(ingress, "/v1/chat/completions", """
+        {"model":"sim","messages":[{"role":"user","content":"stream please"}],"max_tokens":12,
+         "stream":true,"stream_options":{"include_usage":true}}""", "x-request-id", "req-1");
+
+    assertThat(response.statusCode()).isEqualTo(200);
+    assertThat(response.headers().firstValue("content-type")).hasValue("text/event-stream");
+    assertThat(response.headers().firstValue("x-request-id")).hasValue("req-1");
+    List<JsonNode> frames = Sse.jsonFrames(response.body());
+    assertThat(frames.get(0).at("/choices/0/delta/role").asText()).isEqualTo("assistant");
+    assertThat(frames.get(frames.size() - 2).at("/choices/0/finish_reason").asText())
+        .isEqualTo("length");
+    JsonNode usage = frames.get(frames.size() - 1).get("usage");
+    assertThat(usage.get("completion_tokens").asInt()).isEqualTo(12);
+    assertThat(usage.get("total_tokens").asInt())
+        .isEqualTo(12 + usage.get("prompt_tokens").asInt());
+    assertThat(Sse.text(frames)).isEqualTo(SimulatedEngine.text("stream please", 12));
+    assertThat(frames.get(1).get("id").asText()).isEqualTo("chatcmpl-req-1");
+  }
+
+  @Test
+  void answersNonStreamingChatAndCompletions() throws Exception {
+    HttpResponse<String> chat = TestNodes.post(ingress, "/v1/chat/completions",
+        "{\"messages\":[{\"role\":\"user\",\"content\":\"whole\"}],\"max_tokens\":7}");
+    JsonNode json = Sse.json(chat.body());
+    assertThat(chat.statusCode()).isEqualTo(200);
+    assertThat(json.at("/choices/0/message/content").asText())
+        .isEqualTo(SimulatedEngine.text("whole", 7));
+    assertThat(json.at("/usage/completion_tokens").asInt()).isEqualTo(7);
+
+    HttpResponse<String> completion = TestNodes.post(ingress, "/v1/completions",
+        "{\"prompt\":\"legacy\",\"max_tokens\":5}");
+    assertThat(Sse.json(completion.body()).at("/choices/0/text").asText())
+        .isEqualTo(SimulatedEngine.text("legacy", 5));
+
+    HttpResponse<String> streamed = TestNodes.post(ingress, "/v1/completions",
+        "{\"prompt\":\"legacy\",\"max_tokens\":5,\"stream\":true}");
+    List<JsonNode> frames = Sse.jsonFrames(streamed.body());
+    assertThat(frames).allSatisfy(f ->
+        assertThat(f.get("object").asText()).isEqualTo("text_completion"));
+    assertThat(Sse.text(frames)).isEqualTo(SimulatedEngine.text("legacy", 5));
+  }
+
+  @Test
+  void roundRobinSplitsEvenlyAndTheRouterPickServes() throws Exception {
+    Map<String, Integer> byReplica = new HashMap<>();
+    for (int i = 0; i < 100; i++) {
+      HttpResponse<String> response = TestNodes.post(ingress, "/v1/chat/completions",
+          "{\"messages\":[{\"role\":\"user\",\"content\":\"n" + i + "\"}],\"max_tokens\":2,"
+              + "\"stream\":true}");
+      String picked = response.headers().firstValue("x-sluice-replica").orElseThrow();
+      assertThat(response.headers().firstValue("x-sluice-served-by")).hasValue(picked);
+      byReplica.merge(picked, 1, Integer::sum);
+    }
+    assertThat(byReplica).hasSize(2).allSatisfy((replica, count) -> assertThat(count).isEqualTo(50));
+  }
+
+  @Test
+  void reusesUpstreamConnectionsAcrossRequests() throws Exception {
+    assumeTrue(direct(), "only the direct path opens HTTP connections to replicas");
+    long before = 0;
+    for (ReplicaInfo replica : replicas()) {
+      before += replicaStats(replica).get("accepted_connections").asLong();
+    }
+    for (int i = 0; i < 100; i++) {
+      HttpResponse<String> response = TestNodes.post(ingress, "/v1/chat/completions",
+          "{\"messages\":[{\"role\":\"user\",\"content\":\"r\"}],\"max_tokens\":3,"
+              + "\"stream\":true}");
+      assertThat(response.statusCode()).isEqualTo(200);
+    }
+    long after = 0;
+    for (ReplicaInfo replica : replicas()) {
+      after += replicaStats(replica).get("accepted_connections").asLong();
+    }
+    // Sequential requests: one kept-alive connection per replica suffices (the stats calls
+    // themselves add one connection per replica each time).
+    assertThat(after - before).isLessThanOrEqualTo(2 + 2);
+  }
+
+  @Test
+  void clientDisconnectMidStreamFreesTheReplicaSlot() throws Exception {
+    try (Socket socket = new Socket("127.0.0.1", ingress)) {
+      String body = "{\"messages\":[{\"role\":\"user\",\"content\":\"long\"}],"
+          + "\"max_tokens\":20000,\"stream\":true}";
+      socket.getOutputStream().write(("POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\n"
+          + "Content-Type: application/json\r\nContent-Length: " + body.length() + "\r\n\r\n"
+          + body).getBytes(StandardCharsets.UTF_8));
+      BufferedReader reader = new BufferedReader(
+          new InputStreamReader(socket.getInputStream(), StandardCharsets.UTF_8));
+      int frames = 0;
+      String line;
+      while (frames < 3 && (line = reader.readLine()) != null) {
+        if (line.startsWith("data: ")) {
+          frames++;
+        }
+      }
+      assertThat(frames).isEqualTo(3);
+      assertThat(totalOngoing()).isEqualTo(1);
+    }
+    Await.until(Duration.ofSeconds(1), "replica ongoing back to 0", () -> totalOngoing() == 0);
+  }
+
+  private int totalOngoing() {
+    int ongoing = 0;
+    try {
+      for (ReplicaInfo replica : replicas()) {
+        ongoing += replicaStats(replica).get("ongoing").asInt();
+      }
+    } catch (Exception e) {
+      throw new AssertionError(e);
+    }
+    return ongoing;
+  }
+
+  @Test
+  void badInputGetsOpenAiErrorsThroughTheIngress() throws Exception {
+    assertError(TestNodes.post(ingress, "/v1/chat/completions", "{not json"), 400, null);
+    assertError(TestNodes.post(ingress, "/v1/chat/completions", "{\"model\":\"sim\"}"), 400,
+        "messages");
+    assertError(TestNodes.post(ingress, "/v1/chat/completions",
+        "{\"messages\":[{\"role\":\"user\",\"content\":\"x\"}],\"max_tokens\":-1}"), 400,
+        "max_tokens");
+    assertError(TestNodes.post(ingress, "/v1/embeddings", "{}"), 404, null);
+    assertError(TestNodes.get(ingress, "/nowhere"), 404, null);
+    assertError(TestNodes.get(ingress, "/v1/models/nope"), 404, "model");
+    Await.until(Duration.ofSeconds(1), "no slot held", () -> totalOngoing() == 0);
+  }
+
+  private static void assertError(HttpResponse<String> response, int status, String param) {
+    assertThat(response.statusCode()).isEqualTo(status);
+    JsonNode error = Sse.json(response.body()).get("error");
+    assertThat(error.get("message").asText()).isNotBlank();
+    assertThat(error.get("type").asText()).isNotBlank();
+    assertThat(error.get("code").asText()).isNotBlank();
+    if (param != null) {
+      assertThat(error.get("param").asText()).isEqualTo(param);
+      assertThat(error.get("message").asText()).contains(param);
+    }
+  }
+
+  @Test
+  void listsModelsAndRoutes() throws Exception {
+    JsonNode models = Sse.json(TestNodes.get(ingress, "/v1/models").body());
+    assertThat(models.at("/data/0/id").asText()).isEqualTo("sim");
+    assertThat(Sse.json(TestNodes.get(ingress, "/v1/models/sim").body()).get("id").asText())
+        .isEqualTo("sim");
+    assertThat(TestNodes.get(ingress, "/-/routes").body()).isEqualTo("{\"/\":\"llm\"}");
+    assertThat(TestNodes.get(ingress, "/-/healthz").statusCode()).isEqualTo(200);
+  }
+
+  @Test
+  void internalRouteAnswersExactlyHostPortAndReplicaId() throws Exception {
+    int router = node.routerPort().orElseThrow();
+    HttpResponse<String> routed = TestNodes.post(router, "/internal/route", "");
+    assertThat(routed.statusCode()).isEqualTo(200);
+    JsonNode json = Sse.json(routed.body());
+    List<String> fields = new java.util.ArrayList<>();
+    json.fieldNames().forEachRemaining(fields::add);
+    assertThat(fields).containsExactlyInAnyOrder("host", "port", "replica_id");
+    assertThat(replicas()).anySatisfy(r -> {
+      assertThat(r.id().toString()).isEqualTo(json.get("replica_id").asText());
+      assertThat(r.port()).isEqualTo(json.get("port").asInt());
+      assertThat(r.host()).isEqualTo(json.get("host").asText());
+    });
+
+    HttpResponse<String> unknownModel = TestNodes.post(router, "/internal/route",
+        "{\"model\":\"nope\",\"messages\":[]}");
+    assertThat(unknownModel.statusCode()).isEqualTo(503);
+    assertThat(Sse.json(unknownModel.body()).get("detail").asText()).contains("nope");
+    assertThat(Sse.json(TestNodes.get(router, "/health").body()).get("status").asText())
+        .isEqualTo("ok");
+  }
+}

@@ -1,0 +1,195 @@
+package dev.sluice.ingress;
+
+import dev.sluice.core.ReplicaInfo;
+import dev.sluice.core.ReplicaSetView;
+import dev.sluice.core.http.ApiError;
+import dev.sluice.core.http.ServeReason;
+import dev.sluice.core.http.SluiceHeaders;
+import dev.sluice.core.openai.CompletionRequest;
+import dev.sluice.core.openai.ForwardedBody;
+import dev.sluice.core.openai.SseFrames;
+import dev.sluice.core.relay.Generate;
+import dev.sluice.core.relay.GenerateReply;
+import dev.sluice.router.LLMRouter;
+import dev.sluice.router.RouteRequest;
+import dev.sluice.router.RouterClient;
+import dev.sluice.router.RoutingException;
+import dev.sluice.router.Selection;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Executor;
+import org.apache.pekko.NotUsed;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.actor.typed.ActorRefResolver;
+import org.apache.pekko.actor.typed.ActorSystem;
+import org.apache.pekko.actor.typed.javadsl.AskPattern;
+import org.apache.pekko.http.javadsl.model.ContentTypes;
+import org.apache.pekko.http.javadsl.model.HttpEntities;
+import org.apache.pekko.http.javadsl.model.HttpHeader;
+import org.apache.pekko.http.javadsl.model.HttpRequest;
+import org.apache.pekko.http.javadsl.model.HttpResponse;
+import org.apache.pekko.http.javadsl.model.MediaTypes;
+import org.apache.pekko.http.javadsl.model.headers.RawHeader;
+import org.apache.pekko.stream.Materializer;
+import org.apache.pekko.stream.javadsl.Sink;
+import org.apache.pekko.stream.javadsl.Source;
+import org.apache.pekko.util.ByteString;
+
+/**
+ * The relayed path ({@code sluice.ingress.direct-streaming = off}), kept as the control group and
+ * the rollback: the router reserves a slot (choose), the request travels to the replica actor as
+ * a message (dispatch), the tokens come back through a stream ref and this ingress frames them as
+ * SSE. Same API contract and the same errors as the direct path.
+ */
+final class RelayedPath {
+
+  private final ActorSystem<?> system;
+  private final RouterClient router;
+  private final ReplicaSetView view;
+  private final IngressSettings settings;
+  private final Materializer materializer;
+  private final Executor executor;
+  private final ActorRefResolver resolver;
+  private final long routeBudgetMillis;
+
+  RelayedPath(ActorSystem<?> system, ActorRef<LLMRouter.Command> router, ReplicaSetView view,
+      IngressSettings settings) {
+    this.system = system;
+    this.routeBudgetMillis = Math.max(1, settings.routeTimeout().toMillis() * 9 / 10);
+    this.router = new RouterClient(system, router,
+        java.time.Duration.ofMillis(routeBudgetMillis));
+    this.view = view;
+    this.settings = settings;
+    this.materializer = Materializer.matFromSystem(system);
+    this.executor = system.executionContext();
+    this.resolver = ActorRefResolver.get(system);
+  }
+
+  CompletionStage<HttpResponse> forward(HttpRequest request, String requestId,
+      CompletionRequest.Kind kind) {
+    Optional<String> session = Optional.empty();
+    for (HttpHeader header : request.getHeaders()) {
+      if (SluiceHeaders.sameHeader(settings.sessionHeader(), header.name())) {
+        session = Optional.of(header.value());
+        break;
+      }
+    }
+    Optional<String> sessionId = session;
+    return request.entity().toStrict(settings.routeTimeout().toMillis(),
+            settings.maxRequestBytes(), materializer)
+        .thenComposeAsync(strict -> {
+          byte[] body = strict.getData().toArray();
+          Optional<ForwardedBody> forwarded = settings.forwardBody()
+              ? Optional.of(body.length <= settings.forwardBodyLimit()
+                  ? ForwardedBody.whole(body)
+                  : new ForwardedBody(java.util.Arrays.copyOf(body, settings.forwardBodyLimit()),
+                      body.length))
+              : Optional.empty();
+          return router.choose(new RouteRequest(requestId, sessionId, forwarded,
+                  routeBudgetMillis))
+              .thenComposeAsync(selection -> dispatch(selection, requestId, kind, body),
+                  executor);
+        }, executor)
+        .exceptionallyAsync(failure -> failed(unwrap(failure), requestId), executor);
+  }
+
+  private CompletionStage<HttpResponse> dispatch(Selection selection, String requestId,
+      CompletionRequest.Kind kind, byte[] body) {
+    String replicaId = selection.replica().id().toString();
+    Optional<ReplicaInfo> known = view.replica(replicaId).filter(r -> !r.actor().isEmpty());
+    if (known.isEmpty()) {
+      selection.close();
+      return CompletableFuture.completedFuture(FailClosed.response(
+          ServeReason.UNKNOWN_REPLICA_ID, requestId, "replica " + replicaId
+              + " is not in this ingress's replica set yet"));
+    }
+    ActorRef<Generate> replica = resolver.resolveActorRef(known.get().actor());
+    return selection.<GenerateReply>dispatchWith(token -> AskPattern.ask(replica,
+            replyTo -> new Generate(requestId, kind, body, Optional.of(token), replyTo),
+            settings.routeTimeout(), system.scheduler()))
+        .handleAsync((reply, failure) -> {
+          if (failure != null) {
+            selection.releaseAfterFailedDispatch();
+            return FailClosed.response(ServeReason.REPLICA_UNREACHABLE, requestId,
+                "replica " + replicaId + " did not answer: " + unwrap(failure).getMessage());
+          }
+          return respond(reply, selection, requestId, replicaId);
+        }, executor);
+  }
+
+  private HttpResponse respond(GenerateReply reply, Selection selection, String requestId,
+      String replicaId) {
+    List<HttpHeader> headers = new ArrayList<>(List.of(
+        RawHeader.create(SluiceHeaders.REPLICA, replicaId),
+        RawHeader.create(SluiceHeaders.REQUEST_ID, requestId)));
+    if (reply instanceof GenerateReply.Refused refused) {
+      selection.ended();
+      headers.add(RawHeader.create(SluiceHeaders.SERVED_BY, refused.replicaId()));
+      refused.serveReason().ifPresent(reason ->
+          headers.add(RawHeader.create(SluiceHeaders.SERVE_REASON, reason)));
+      return HttpResponse.create().withStatus(refused.status()).withHeaders(headers)
+          .withEntity(HttpEntities.create(ContentTypes.APPLICATION_JSON, refused.errorJson()));
+    }
+    GenerateReply.Streaming streaming = (GenerateReply.Streaming) reply;
+    headers.add(RawHeader.create(SluiceHeaders.SERVED_BY, streaming.replicaId()));
+    CompletionRequest parsed = streaming.request();
+    String id = (parsed.kind() == CompletionRequest.Kind.CHAT ? "chatcmpl-" : "cmpl-") + requestId;
+    long created = System.currentTimeMillis() / 1000;
+    SseFrames frames = new SseFrames(parsed, id, created);
+    Source<String, NotUsed> tokens = streaming.tokens().getSource()
+        .watchTermination((notUsed, done) -> {
+          done.whenCompleteAsync((d, failure) -> selection.ended(), executor);
+          return notUsed;
+        });
+    if (!parsed.stream()) {
+      // The answer is only known at the end: a streamed body that emits the JSON then.
+      Source<ByteString, NotUsed> whole = Source.completionStage(
+          tokens.runWith(Sink.fold(new StringBuilder(), StringBuilder::append), materializer)
+              .thenApplyAsync(text -> ByteString.fromString(frames.fullResponse(id, created,
+                  text.toString(), parsed.maxTokens())), executor));
+      return HttpResponse.create().withStatus(200).withHeaders(headers)
+          .withEntity(HttpEntities.createChunked(ContentTypes.APPLICATION_JSON, whole));
+    }
+    Source<ByteString, NotUsed> head = parsed.kind() == CompletionRequest.Kind.CHAT
+        ? Source.single(frames.roleFrame()) : Source.empty();
+    List<ByteString> tail = parsed.includeUsage()
+        ? List.of(frames.finishFrame(), frames.usageFrame(parsed.maxTokens()), SseFrames.DONE)
+        : List.of(frames.finishFrame(), SseFrames.DONE);
+    headers.add(RawHeader.create("Cache-Control", "no-cache"));
+    return HttpResponse.create().withStatus(200).withHeaders(headers)
+        .withEntity(HttpEntities.createChunked(MediaTypes.TEXT_EVENT_STREAM.toContentType(),
+            head.concat(tokens.map(frames::tokenFrame)).concat(Source.from(tail))));
+  }
+
+  private static HttpResponse failed(Throwable failure, String requestId) {
+    if (failure instanceof RoutingException routing) {
+      String detail = routing.getMessage();
+      return FailClosed.response(routing.reason(), requestId,
+          detail.substring(detail.indexOf(':') + 1).trim());
+    }
+    if (failure instanceof org.apache.pekko.http.scaladsl.model.EntityStreamSizeException) {
+      return error(new ApiError(ApiError.Code.PAYLOAD_TOO_LARGE, "Request body too large", null),
+          requestId);
+    }
+    return error(new ApiError(ApiError.Code.INTERNAL, "Relayed request failed: " + failure, null),
+        requestId);
+  }
+
+  private static HttpResponse error(ApiError error, String requestId) {
+    return HttpResponse.create().withStatus(error.status())
+        .addHeader(RawHeader.create(SluiceHeaders.REQUEST_ID, requestId))
+        .withEntity(HttpEntities.create(ContentTypes.APPLICATION_JSON, error.toJson()));
+  }
+
+  private static Throwable unwrap(Throwable failure) {
+    Throwable cause = failure;
+    while (cause instanceof CompletionException && cause.getCause() != null) {
+      cause = cause.getCause();
+    }
+    return cause;
+  }
+}

@@ -1,0 +1,85 @@
+package dev.sluice.replica.http;
+
+import dev.sluice.core.http.ApiError;
+import dev.sluice.core.http.ServeReason;
+import dev.sluice.core.openai.CompletionRequest;
+import dev.sluice.core.openai.CompletionRequestParser;
+import dev.sluice.core.relay.Generate;
+import dev.sluice.core.relay.GenerateReply;
+import dev.sluice.replica.engine.Engine;
+import dev.sluice.replica.engine.GenerationRequest;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Executor;
+import java.util.function.BooleanSupplier;
+import org.apache.pekko.stream.Materializer;
+import org.apache.pekko.stream.javadsl.StreamRefs;
+
+/**
+ * The replica's side of the relayed path: the same slots, reservations, validation and engine
+ * as its HTTP endpoint, but the request arrives as a {@link Generate} message and the tokens leave
+ * through a stream ref, one element per token, for the ingress to frame.
+ */
+public final class RelayHandler {
+
+  private final String replicaId;
+  private final Engine engine;
+  private final Slots slots;
+  private final Reservations reservations;
+  private final CompletionRequestParser parser;
+  private final Materializer materializer;
+  private final Executor executor;
+  private final BooleanSupplier draining;
+
+  RelayHandler(String replicaId, Engine engine, Slots slots, Reservations reservations,
+      CompletionRequestParser parser, Materializer materializer, Executor executor,
+      BooleanSupplier draining) {
+    this.replicaId = replicaId;
+    this.engine = engine;
+    this.slots = slots;
+    this.reservations = reservations;
+    this.parser = parser;
+    this.materializer = materializer;
+    this.executor = executor;
+    this.draining = draining;
+  }
+
+  public CompletionStage<GenerateReply> generate(Generate generate) {
+    if (draining.getAsBoolean()) {
+      return refuse(ServeReason.REPLICA_DRAINING, "Replica is draining");
+    }
+    Slots.Slot slot = generate.slotToken().flatMap(reservations::consume)
+        .orElseGet(slots::tryAcquire);
+    if (slot == null) {
+      return refuse(ServeReason.REPLICA_AT_CAPACITY,
+          "Replica at capacity (" + slots.limit() + " ongoing requests)");
+    }
+    CompletionRequest request;
+    try {
+      request = parser.parse(generate.kind(), generate.body());
+    } catch (ApiError error) {
+      slot.release();
+      return CompletableFuture.completedFuture(new GenerateReply.Refused(replicaId,
+          error.status(), Optional.empty(), error.toJson()));
+    }
+    // A stream ref nobody subscribes to fails after its subscription timeout, which ends this
+    // source too and frees the slot.
+    var tokens = engine
+        .generate(new GenerationRequest(generate.requestId(), request.prompt(),
+            request.maxTokens()))
+        .watchTermination((notUsed, done) -> {
+          done.whenCompleteAsync((d, failure) -> slot.release(), executor);
+          return notUsed;
+        })
+        .runWith(StreamRefs.sourceRef(), materializer);
+    return CompletableFuture.completedFuture(
+        new GenerateReply.Streaming(replicaId, request, tokens));
+  }
+
+  private CompletionStage<GenerateReply> refuse(ServeReason reason, String message) {
+    return CompletableFuture.completedFuture(new GenerateReply.Refused(replicaId, 503,
+        Optional.of(reason.value()),
+        new ApiError(ApiError.Code.OVERLOADED, message, null).toJson()));
+  }
+}
