@@ -88,6 +88,6 @@ public final class RequestPlan {
       }
       text.append(WORDS[random.nextInt(WORDS.length)]);
     }
-    return text.substring(0, Math.max(1, chars));
+    return chars <= 0 ? "" : text.substring(0, chars);
   }
 }

@@ -30,15 +30,22 @@ import picocli.CommandLine.Option;
         + "alternating rounds, the first as the baseline. Loopback or your own test hosts only.")
 final class BenchCommand implements Callable<Integer> {
 
-  @Option(names = "--url", required = true, paramLabel = "URL",
+  @Option(names = "--url", paramLabel = "URL",
       description = "Base URL, e.g. http://127.0.0.1:8000 (repeat to compare).")
   List<URI> urls;
 
   @Mixin
   BenchOptions options;
 
+  @picocli.CommandLine.Spec
+  picocli.CommandLine.Model.CommandSpec spec;
+
   @Override
   public Integer call() throws Exception {
+    if (urls == null || urls.isEmpty()) {
+      throw new picocli.CommandLine.ParameterException(spec.commandLine(),
+          "--url is required (or use: sluice bench compare)");
+    }
     ObjectNode json = new ObjectMapper().createObjectNode();
     ArrayNode runs = json.putArray("results");
     Progress progress = options.progress();
