@@ -13,31 +13,38 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The three targets of {@code sluice bench compare}, served by a separate {@code sluice local}
- * process (so that the load generator's JVM does not share a heap or GC with what it measures):
+ * The three targets of {@code sluice bench compare}, served by separate node processes (so that
+ * the load generator's JVM does not share a heap or GC with what it measures):
  * (a) the replica's own endpoint, (b) the ingress on the direct path, (c) an ingress on the
  * relayed path, all in front of the same simulated replica.
  */
 final class CompareTargets implements AutoCloseable {
 
-  private final Process process;
+  private final List<Process> processes;
   private final Path log;
   final URI replica;
   final URI direct;
   final URI relayed;
 
-  private CompareTargets(Process process, Path log, int replica, int direct, int relayed) {
-    this.process = process;
+  private CompareTargets(List<Process> processes, Path log, int replica, int direct,
+      int relayed) {
+    this.processes = processes;
     this.log = log;
     this.replica = URI.create("http://127.0.0.1:" + replica);
     this.direct = URI.create("http://127.0.0.1:" + direct);
     this.relayed = URI.create("http://127.0.0.1:" + relayed);
   }
 
+  /**
+   * Two processes, as in a real deployment: a control + replica node (the simulated replica
+   * and its endpoint, the limit), and an ingress node serving both paths, so that relayed tokens
+   * really cross nodes (Artery and the Kryo serializer) as direct tokens cross HTTP.
+   */
   static CompareTargets start(int ttftMs, int itlMs, int maxTokens) throws Exception {
     int replica = freePort();
     int direct = freePort();
     int relayed = freePort();
+    int remoting = freePort();
     Path config = Files.createTempFile("sluice-compare", ".yaml");
     Files.writeString(config, """
         applications:
@@ -50,16 +57,24 @@ final class CompareTargets implements AutoCloseable {
         """.formatted(ttftMs, itlMs, maxTokens));
     config.toFile().deleteOnExit();
     Path log = Files.createTempFile("sluice-compare", ".log");
-    String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-    ProcessBuilder builder = new ProcessBuilder(java, "-Xmx2g", "-cp",
-        System.getProperty("java.class.path"), SluiceCli.class.getName(), "local",
-        "--config", config.toString(), "--port", String.valueOf(direct),
-        "--relayed-port", String.valueOf(relayed), "--router-port", "-1",
-        "--remoting-port", "0");
-    builder.environment().put("SLUICE_REPLICA_PORT_RANGE", String.valueOf(replica));
-    builder.redirectErrorStream(true).redirectOutput(log.toFile());
-    System.err.println("Starting the targets (sluice local, log: " + log + ")...");
-    CompareTargets targets = new CompareTargets(builder.start(), log, replica, direct, relayed);
+    ProcessBuilder replicas = node("control,replica", "--port", String.valueOf(remoting),
+        "--config", config.toString());
+    replicas.environment().put("SLUICE_REPLICA_PORT_RANGE", String.valueOf(replica));
+    replicas.environment().put("SLUICE_ROUTER_PORT", "-1");
+    replicas.environment().put("SLUICE_INGRESS_PORT", "-1");
+    ProcessBuilder ingress = node("ingress", "--port", "0", "--seed-nodes",
+        "127.0.0.1:" + remoting);
+    ingress.environment().put("SLUICE_INGRESS_PORT", String.valueOf(direct));
+    ingress.environment().put("SLUICE_INGRESS_RELAYED_PORT", String.valueOf(relayed));
+    System.err.println("Starting the targets (a replica node and an ingress node, log: " + log
+        + ")...");
+    List<Process> started = new java.util.ArrayList<>();
+    for (ProcessBuilder builder : List.of(replicas, ingress)) {
+      builder.redirectErrorStream(true)
+          .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
+      started.add(builder.start());
+    }
+    CompareTargets targets = new CompareTargets(started, log, replica, direct, relayed);
     try {
       targets.awaitReady(Duration.ofSeconds(120));
     } catch (Exception e) {
@@ -69,14 +84,23 @@ final class CompareTargets implements AutoCloseable {
     return targets;
   }
 
+  private static ProcessBuilder node(String roles, String... options) {
+    String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+    List<String> command = new java.util.ArrayList<>(List.of(java, "-Xmx1g", "-cp",
+        System.getProperty("java.class.path"), SluiceCli.class.getName(), "node", "--roles",
+        roles, "--host", "127.0.0.1"));
+    command.addAll(List.of(options));
+    return new ProcessBuilder(command);
+  }
+
   private void awaitReady(Duration deadline) throws Exception {
     HttpClient http = HttpClient.newHttpClient();
     long end = System.nanoTime() + deadline.toNanos();
     String probe = "{\"messages\":[{\"role\":\"user\",\"content\":\"ready?\"}],\"max_tokens\":1}";
     for (URI target : List.of(replica, direct, relayed)) {
       while (true) {
-        if (!process.isAlive()) {
-          throw new IllegalStateException("the targets' process exited; see " + log);
+        if (processes.stream().anyMatch(p -> !p.isAlive())) {
+          throw new IllegalStateException("a target process exited; see " + log);
         }
         try {
           HttpResponse<String> response = http.send(HttpRequest.newBuilder(
@@ -106,9 +130,13 @@ final class CompareTargets implements AutoCloseable {
 
   @Override
   public void close() throws InterruptedException {
-    process.destroy();
-    if (!process.waitFor(30, TimeUnit.SECONDS)) {
-      process.destroyForcibly();
+    for (Process process : processes) {
+      process.destroy();
+    }
+    for (Process process : processes) {
+      if (!process.waitFor(30, TimeUnit.SECONDS)) {
+        process.destroyForcibly();
+      }
     }
   }
 }
