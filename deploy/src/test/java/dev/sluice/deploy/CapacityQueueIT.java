@@ -7,17 +7,14 @@ import dev.sluice.capacity.CapacityQueue;
 import dev.sluice.capacity.CapacitySnapshot;
 import dev.sluice.core.ReplicaInfo;
 import dev.sluice.core.testing.Await;
+import dev.sluice.core.testing.RawStream;
 import dev.sluice.core.testing.Sse;
 import dev.sluice.ingress.IngressServer;
 import dev.sluice.ingress.IngressSettings;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
-import java.io.BufferedReader;
-import java.io.InputStreamReader;
-import java.net.Socket;
 import java.net.URI;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -262,21 +259,9 @@ class CapacityQueueIT {
   void clientDisconnectReleasesTheLeaseExactlyOnce() throws Exception {
     try (SluiceNode node = TestNodes.local(app("capacity-queue", 5, 16), ConfigFactory.empty())) {
       CapacitySnapshot before = snapshot(node);
-      try (Socket socket = new Socket("127.0.0.1", node.ingressPort().orElseThrow())) {
-        String body = "{\"messages\":[{\"role\":\"user\",\"content\":\"x\"}],"
-            + "\"max_tokens\":20000,\"stream\":true}";
-        socket.getOutputStream().write(("POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\n"
-            + "Content-Type: application/json\r\nContent-Length: " + body.length() + "\r\n\r\n"
-            + body).getBytes(StandardCharsets.UTF_8));
-        BufferedReader reader = new BufferedReader(
-            new InputStreamReader(socket.getInputStream(), StandardCharsets.UTF_8));
-        int frames = 0;
-        String line;
-        while (frames < 3 && (line = reader.readLine()) != null) {
-          if (line.startsWith("data: ")) {
-            frames++;
-          }
-        }
+      try (RawStream stream = RawStream.open(node.ingressPort().orElseThrow(),
+          RawStream.longChat(20000))) {
+        assertThat(stream.readFrames(3)).isEqualTo(3);
         assertThat(snapshot(node).leases()).isEqualTo(1);
       }
       Await.until(Duration.ofSeconds(2), "lease released", () -> snapshot(node).leases() == 0);

@@ -8,13 +8,10 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import com.typesafe.config.Config;
 import dev.sluice.core.ReplicaInfo;
 import dev.sluice.core.testing.Await;
+import dev.sluice.core.testing.RawStream;
 import dev.sluice.core.testing.Sse;
 import dev.sluice.replica.engine.SimulatedEngine;
-import java.io.BufferedReader;
-import java.io.InputStreamReader;
-import java.net.Socket;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
@@ -140,22 +137,8 @@ abstract class IngressSuite {
 
   @Test
   void clientDisconnectMidStreamFreesTheReplicaSlot() throws Exception {
-    try (Socket socket = new Socket("127.0.0.1", ingress)) {
-      String body = "{\"messages\":[{\"role\":\"user\",\"content\":\"long\"}],"
-          + "\"max_tokens\":20000,\"stream\":true}";
-      socket.getOutputStream().write(("POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\n"
-          + "Content-Type: application/json\r\nContent-Length: " + body.length() + "\r\n\r\n"
-          + body).getBytes(StandardCharsets.UTF_8));
-      BufferedReader reader = new BufferedReader(
-          new InputStreamReader(socket.getInputStream(), StandardCharsets.UTF_8));
-      int frames = 0;
-      String line;
-      while (frames < 3 && (line = reader.readLine()) != null) {
-        if (line.startsWith("data: ")) {
-          frames++;
-        }
-      }
-      assertThat(frames).isEqualTo(3);
+    try (RawStream stream = RawStream.open(ingress, RawStream.longChat(20000))) {
+      assertThat(stream.readFrames(3)).isEqualTo(3);
       assertThat(totalOngoing()).isEqualTo(1);
     }
     Await.until(Duration.ofSeconds(1), "replica ongoing back to 0", () -> totalOngoing() == 0);

@@ -3,11 +3,8 @@ package dev.sluice.deploy;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.typesafe.config.ConfigFactory;
-import java.io.BufferedReader;
-import java.io.InputStreamReader;
-import java.net.Socket;
+import dev.sluice.core.testing.RawStream;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Map;
@@ -65,25 +62,12 @@ class SessionAffinityIT {
   @Test
   void aFullPrimaryWithoutFallbacksFailsInsteadOfMoving() throws Exception {
     try (SluiceNode node = TestNodes.local(app(2, 1, 0), ConfigFactory.empty());
-        Socket holder = new Socket("127.0.0.1", node.ingressPort().orElseThrow())) {
+        RawStream holder = RawStream.open(node.ingressPort().orElseThrow(),
+            RawStream.longChat(30000), "x-session-id: sticky")) {
       int ingress = node.ingressPort().orElseThrow();
-      // Hold the session's primary busy with a long stream (its only slot).
-      String body = "{\"messages\":[{\"role\":\"user\",\"content\":\"long\"}],"
-          + "\"max_tokens\":30000,\"stream\":true}";
-      holder.getOutputStream().write(("POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\n"
-          + "x-session-id: sticky\r\nContent-Type: application/json\r\nContent-Length: "
-          + body.length() + "\r\n\r\n" + body).getBytes(StandardCharsets.UTF_8));
-      BufferedReader reader = new BufferedReader(
-          new InputStreamReader(holder.getInputStream(), StandardCharsets.UTF_8));
-      String primary = null;
-      String line = reader.readLine();
-      assertThat(line).startsWith("HTTP/1.1 200");
-      while ((line = reader.readLine()) != null && !line.isEmpty()) {
-        if (line.toLowerCase().startsWith("x-sluice-replica:")) {
-          primary = line.substring(line.indexOf(':') + 1).trim();
-        }
-      }
-      assertThat(primary).isNotNull();
+      // The long stream holds the session's primary busy (its only slot).
+      assertThat(holder.statusLine()).startsWith("HTTP/1.1 200");
+      String primary = holder.header("x-sluice-replica").orElseThrow();
 
       HttpResponse<String> second = TestNodes.post(ingress, "/v1/chat/completions", CHAT,
           "x-session-id", "sticky");

@@ -2,7 +2,8 @@ package dev.sluice.ingress;
 
 import dev.sluice.core.ReplicaSet;
 import dev.sluice.core.ReplicaSetView;
-import dev.sluice.core.http.JsonText;
+import dev.sluice.core.openai.ModelList;
+import java.util.List;
 import java.util.Optional;
 import java.util.TreeSet;
 
@@ -16,26 +17,15 @@ final class ModelCatalog {
     for (ReplicaSet set : view.all()) {
       ids.addAll(set.modelIds());
     }
-    StringBuilder json = new StringBuilder("{\"object\":\"list\",\"data\":[");
-    boolean first = true;
-    for (String id : ids) {
-      json.append(first ? "" : ",").append(model(id));
-      first = false;
-    }
-    return json.append("]}").toString();
+    return ModelList.json(List.copyOf(ids));
   }
 
   static Optional<String> find(ReplicaSetView view, String id) {
     for (ReplicaSet set : view.all()) {
       if (set.serves(id)) {
-        return Optional.of(model(id));
+        return Optional.of(ModelList.model(id));
       }
     }
     return Optional.empty();
-  }
-
-  private static String model(String id) {
-    return "{\"id\":" + JsonText.quote(id)
-        + ",\"object\":\"model\",\"created\":0,\"owned_by\":\"sluice\"}";
   }
 }
