@@ -121,6 +121,11 @@ class KryoRegistrationsIT {
     if (raw == Optional.class) {
       return Optional.of(sample(args[0]));
     }
+    if (raw == org.apache.pekko.stream.SourceRef.class) {
+      return org.apache.pekko.stream.javadsl.Source.single("token").runWith(
+          org.apache.pekko.stream.javadsl.StreamRefs.sourceRef(),
+          org.apache.pekko.stream.Materializer.matFromSystem(testKit.system()));
+    }
     if (ActorRef.class.isAssignableFrom(raw)) {
       return REF;
     }
