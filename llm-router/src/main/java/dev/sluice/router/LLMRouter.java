@@ -8,24 +8,18 @@ import dev.sluice.core.ReplicaLoad;
 import dev.sluice.core.ReplicaLoadTopic;
 import dev.sluice.core.ReplicaSet;
 import dev.sluice.core.ReplicaSetTopic;
-import dev.sluice.core.http.ServeReason;
 import dev.sluice.core.metrics.SluiceMetrics;
-import dev.sluice.core.openai.ForwardedBody;
-import dev.sluice.core.openai.RoutingKeys;
 import dev.sluice.core.serialization.ClusterMessage;
-import dev.sluice.router.internal.DeploymentRouting;
+import dev.sluice.router.internal.Deployments;
+import dev.sluice.router.internal.Deployments.Target;
 import dev.sluice.router.load.LoadTracker;
 import dev.sluice.router.load.ReplicaProber;
 import dev.sluice.router.reserve.ReservationClient;
 import dev.sluice.router.spi.PendingRequest;
 import java.time.Duration;
-import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.Set;
 import org.apache.pekko.actor.NoSerializationVerificationNeeded;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
@@ -110,7 +104,7 @@ public final class LLMRouter extends AbstractBehavior<LLMRouter.Command> {
       implements Command, Internal {}
 
   private final LoadTracker loads = new LoadTracker();
-  private final Map<DeploymentId, DeploymentRouting> deployments = new HashMap<>();
+  private final Deployments deployments;
   private final ReplicaProber prober;
   private final ReservationClient reservations;
   private final SluiceMetrics metrics;
@@ -123,6 +117,7 @@ public final class LLMRouter extends AbstractBehavior<LLMRouter.Command> {
     this.metrics = metrics;
     this.queue = queue;
     this.defaultBudget = defaultBudget;
+    this.deployments = new Deployments(loads, metrics);
     this.prober = new ReplicaProber(context.getSystem());
     this.reservations = new ReservationClient(context.getSystem(), Duration.ofSeconds(2));
     context.spawn(ReplicaSetTopic.behavior(), "replica-set-topic").tell(Topic.subscribe(
@@ -171,23 +166,14 @@ public final class LLMRouter extends AbstractBehavior<LLMRouter.Command> {
   }
 
   private Behavior<Command> onSetChanged(SetChanged changed) {
-    ReplicaSet set = changed.set();
-    DeploymentRouting routing = deployments.get(set.deployment());
-    if (routing == null) {
-      deployments.put(set.deployment(), new DeploymentRouting(set, loads, metrics));
-    } else if (set.version() > routing.set().version()) {
-      routing.update(set);
-    } else {
-      return this;
+    if (deployments.apply(changed.set())) {
+      loads.retain(deployments.liveReplicas());
     }
-    Set<ReplicaId> live = new HashSet<>();
-    deployments.values().forEach(d -> d.set().replicas().forEach(r -> live.add(r.id())));
-    loads.retain(live);
     return this;
   }
 
   private Behavior<Command> onRoute(Route route) {
-    Optional<Target> leased = resolve(route.request())
+    Optional<Target> leased = deployments.resolve(route.request())
         .filter(target -> target.routing().leasePolicy().isPresent() && queue.isPresent());
     if (leased.isPresent()) {
       long budget = route.request().budgetMillis();
@@ -197,7 +183,7 @@ public final class LLMRouter extends AbstractBehavior<LLMRouter.Command> {
           budget > 0 ? Duration.ofMillis(budget) : defaultBudget));
       return this;
     }
-    RouteResult result = resolve(route.request()).map(target -> {
+    RouteResult result = deployments.resolve(route.request()).map(target -> {
       List<List<ReplicaInfo>> ranks = target.routing().rank(target.request());
       for (int i = 0; i < ranks.size(); i++) {
         if (!ranks.get(i).isEmpty()) {
@@ -207,17 +193,17 @@ public final class LLMRouter extends AbstractBehavior<LLMRouter.Command> {
           return (RouteResult) new RouteResult.Routed(replica);
         }
       }
-      return noReplicas(target.routing());
-    }).orElseGet(() -> unresolved(route.request()));
+      return Deployments.noReplicas(target.routing());
+    }).orElseGet(() -> deployments.unresolved(route.request()));
     route.replyTo().tell(result);
     startProbes();
     return this;
   }
 
   private Behavior<Command> onChoose(Choose choose) {
-    Optional<Target> target = resolve(choose.request());
+    Optional<Target> target = deployments.resolve(choose.request());
     if (target.isEmpty()) {
-      choose.replyTo().tell(unresolved(choose.request()));
+      choose.replyTo().tell(deployments.unresolved(choose.request()));
       return this;
     }
     getContext().spawnAnonymous(ReservationWalk.create(getContext().getSelf(),
@@ -227,38 +213,33 @@ public final class LLMRouter extends AbstractBehavior<LLMRouter.Command> {
   }
 
   private Behavior<Command> onRankFor(RankFor rankFor) {
-    DeploymentRouting routing = deployments.get(rankFor.deployment());
-    rankFor.replyTo().tell(routing == null || routing.error().isPresent()
-        ? new Ranking(List.of(), 0)
-        : new Ranking(routing.rank(rankFor.request()), routing.set().replicas().size()));
+    rankFor.replyTo().tell(deployments.get(rankFor.deployment())
+        .filter(routing -> routing.error().isEmpty())
+        .map(routing -> new Ranking(routing.rank(rankFor.request()),
+            routing.set().replicas().size()))
+        .orElse(new Ranking(List.of(), 0)));
     startProbes();
     return this;
   }
 
   private Behavior<Command> onReservedBy(ReservedBy reserved) {
     loads.observed(reserved.replica().id(), reserved.ongoing(), 0);
-    DeploymentRouting routing = deployments.get(reserved.deployment());
-    if (routing != null && routing.error().isEmpty()) {
-      routing.routed(reserved.request(), reserved.rank());
-    }
+    deployments.get(reserved.deployment()).filter(routing -> routing.error().isEmpty())
+        .ifPresent(routing -> routing.routed(reserved.request(), reserved.rank()));
     return this;
   }
 
   private Behavior<Command> onLeased(Leased leased) {
     loads.onAssigned(leased.replica().id());
-    DeploymentRouting routing = deployments.get(leased.deployment());
-    if (routing != null && routing.error().isEmpty()) {
-      routing.routed(leased.request(), 0);
-    }
+    deployments.get(leased.deployment()).filter(routing -> routing.error().isEmpty())
+        .ifPresent(routing -> routing.routed(leased.request(), 0));
     return this;
   }
 
   private Behavior<Command> onFellBack(FellBack fellBack) {
     loads.onAssigned(fellBack.replica().id());
-    DeploymentRouting routing = deployments.get(fellBack.deployment());
-    if (routing != null) {
-      routing.metrics().queueFallback();
-    }
+    deployments.get(fellBack.deployment())
+        .ifPresent(routing -> routing.metrics().queueFallback());
     return this;
   }
 
@@ -273,10 +254,8 @@ public final class LLMRouter extends AbstractBehavior<LLMRouter.Command> {
     try {
       ReplicaId id = ReplicaId.parse(completed.replicaId());
       loads.onCompleted(id);
-      DeploymentRouting routing = deployments.get(id.deploymentId());
-      if (routing != null) {
-        routing.completed(completed.replicaId(), completed.requestId());
-      }
+      deployments.get(id.deploymentId()).ifPresent(routing ->
+          routing.completed(completed.replicaId(), completed.requestId()));
     } catch (IllegalArgumentException e) {
       getContext().getLog().debug("Completion for unknown replica id {}", completed.replicaId());
     }
@@ -305,56 +284,5 @@ public final class LLMRouter extends AbstractBehavior<LLMRouter.Command> {
           (probed, failure) -> failure == null ? new ProbeAnswered(replica, probed)
               : new ProbeFailed(replica));
     }
-  }
-
-  /** A deployment that can route and the request as its policy sees it. */
-  private record Target(DeploymentRouting routing, PendingRequest request) {}
-
-  private Optional<Target> resolve(RouteRequest request) {
-    RoutingKeys keys = request.body().map(ForwardedBody::routingKeys).orElse(RoutingKeys.NONE);
-    DeploymentRouting routing = null;
-    if (keys.model().isPresent()) {
-      for (DeploymentRouting candidate : deployments.values()) {
-        if (candidate.set().serves(keys.model().get())) {
-          routing = candidate;
-          break;
-        }
-      }
-    } else if (deployments.size() == 1) {
-      routing = deployments.values().iterator().next();
-    }
-    if (routing == null || routing.error().isPresent()) {
-      return Optional.empty();
-    }
-    return Optional.of(new Target(routing, new PendingRequest(request.requestId(),
-        request.sessionId(), keys.model(), keys.prompt())));
-  }
-
-  private RouteResult unresolved(RouteRequest request) {
-    Optional<String> model = request.body().flatMap(b -> b.routingKeys().model());
-    if (model.isPresent()) {
-      for (DeploymentRouting routing : deployments.values()) {
-        if (routing.set().serves(model.get()) && routing.error().isPresent()) {
-          return new RouteResult.NotRouted(ServeReason.NO_REPLICAS, routing.error().get());
-        }
-      }
-      return new RouteResult.NotRouted(ServeReason.NO_REPLICAS,
-          "no deployment serves model '" + model.get() + "'");
-    }
-    if (deployments.size() == 1) {
-      return new RouteResult.NotRouted(ServeReason.NO_REPLICAS,
-          deployments.values().iterator().next().error().orElse(""));
-    }
-    return new RouteResult.NotRouted(ServeReason.NO_REPLICAS, deployments.isEmpty()
-        ? "no deployments known to the router yet"
-        : "several deployments: the request must name its model (enable body forwarding)");
-  }
-
-  private static RouteResult noReplicas(DeploymentRouting routing) {
-    int count = routing.set().replicas().size();
-    return new RouteResult.NotRouted(ServeReason.NO_REPLICAS, count == 0
-        ? "no replicas available for " + routing.set().deployment()
-        : "none of the " + count + " replicas of " + routing.set().deployment()
-            + " can take the request (all known to be at max_ongoing_requests)");
   }
 }

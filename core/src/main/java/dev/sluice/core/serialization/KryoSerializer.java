@@ -8,8 +8,6 @@ import com.esotericsoftware.kryo.util.Pool;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
-import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
 import org.apache.pekko.actor.ExtendedActorSystem;

@@ -1,0 +1,112 @@
+package dev.sluice.router.internal;
+
+import dev.sluice.core.DeploymentId;
+import dev.sluice.core.ReplicaId;
+import dev.sluice.core.ReplicaSet;
+import dev.sluice.core.http.ServeReason;
+import dev.sluice.core.metrics.SluiceMetrics;
+import dev.sluice.core.openai.ForwardedBody;
+import dev.sluice.core.openai.RoutingKeys;
+import dev.sluice.router.RouteRequest;
+import dev.sluice.router.RouteResult;
+import dev.sluice.router.spi.LoadView;
+import dev.sluice.router.spi.PendingRequest;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * The router's deployments: the latest replica set and policy of each, and which deployment a
+ * request goes to (the one serving the model its forwarded body names, else the only one).
+ */
+public final class Deployments {
+
+  private final Map<DeploymentId, DeploymentRouting> byId = new HashMap<>();
+  private final LoadView loads;
+  private final SluiceMetrics metrics;
+
+  /** A deployment that can route, and the request as its policy sees it. */
+  public record Target(DeploymentRouting routing, PendingRequest request) {}
+
+  public Deployments(LoadView loads, SluiceMetrics metrics) {
+    this.loads = loads;
+    this.metrics = metrics;
+  }
+
+  /** Applies a newer replica set; returns whether anything changed. */
+  public boolean apply(ReplicaSet set) {
+    DeploymentRouting routing = byId.get(set.deployment());
+    if (routing == null) {
+      byId.put(set.deployment(), new DeploymentRouting(set, loads, metrics));
+      return true;
+    }
+    if (set.version() > routing.set().version()) {
+      routing.update(set);
+      return true;
+    }
+    return false;
+  }
+
+  public Optional<DeploymentRouting> get(DeploymentId deployment) {
+    return Optional.ofNullable(byId.get(deployment));
+  }
+
+  /** Every replica of every deployment. */
+  public Set<ReplicaId> liveReplicas() {
+    Set<ReplicaId> live = new HashSet<>();
+    byId.values().forEach(d -> d.set().replicas().forEach(r -> live.add(r.id())));
+    return live;
+  }
+
+  public Optional<Target> resolve(RouteRequest request) {
+    RoutingKeys keys = request.body().map(ForwardedBody::routingKeys).orElse(RoutingKeys.NONE);
+    DeploymentRouting routing = null;
+    if (keys.model().isPresent()) {
+      for (DeploymentRouting candidate : byId.values()) {
+        if (candidate.set().serves(keys.model().get())) {
+          routing = candidate;
+          break;
+        }
+      }
+    } else if (byId.size() == 1) {
+      routing = byId.values().iterator().next();
+    }
+    if (routing == null || routing.error().isPresent()) {
+      return Optional.empty();
+    }
+    return Optional.of(new Target(routing, new PendingRequest(request.requestId(),
+        request.sessionId(), keys.model(), keys.prompt())));
+  }
+
+  /** Why {@link #resolve} found no deployment for the request, in words. */
+  public RouteResult unresolved(RouteRequest request) {
+    Optional<String> model = request.body().flatMap(b -> b.routingKeys().model());
+    if (model.isPresent()) {
+      for (DeploymentRouting routing : byId.values()) {
+        if (routing.set().serves(model.get()) && routing.error().isPresent()) {
+          return new RouteResult.NotRouted(ServeReason.NO_REPLICAS, routing.error().get());
+        }
+      }
+      return new RouteResult.NotRouted(ServeReason.NO_REPLICAS,
+          "no deployment serves model '" + model.get() + "'");
+    }
+    if (byId.size() == 1) {
+      return new RouteResult.NotRouted(ServeReason.NO_REPLICAS,
+          byId.values().iterator().next().error().orElse(""));
+    }
+    return new RouteResult.NotRouted(ServeReason.NO_REPLICAS, byId.isEmpty()
+        ? "no deployments known to the router yet"
+        : "several deployments: the request must name its model (enable body forwarding)");
+  }
+
+  /** The answer when a deployment's policy ranked nobody. */
+  public static RouteResult noReplicas(DeploymentRouting routing) {
+    int count = routing.set().replicas().size();
+    return new RouteResult.NotRouted(ServeReason.NO_REPLICAS, count == 0
+        ? "no replicas available for " + routing.set().deployment()
+        : "none of the " + count + " replicas of " + routing.set().deployment()
+            + " can take the request (all known to be at max_ongoing_requests)");
+  }
+}
