@@ -1,6 +1,7 @@
 package dev.sluice.ingress;
 
 import dev.sluice.capacity.CapacityQueue;
+import dev.sluice.core.Failures;
 import dev.sluice.core.ReplicaInfo;
 import dev.sluice.core.ReplicaSetView;
 import dev.sluice.core.http.ApiError;
@@ -116,8 +117,8 @@ final class DirectStreamingProxy {
         .thenComposeAsync(body -> route(request.withEntity(body.entity()), requestId,
             new RouteRequest(requestId, sessionId, Optional.of(body.forRouter()),
                 routeBudgetMillis)), executor)
-        .exceptionallyAsync(failure -> error(new ApiError(ApiError.Code.INVALID_REQUEST,
-            "Could not read the request body: " + unwrap(failure).getMessage(), null),
+        .exceptionallyAsync(failure -> ErrorResponses.of(new ApiError(ApiError.Code.INVALID_REQUEST,
+            "Could not read the request body: " + Failures.cause(failure).getMessage(), null),
             requestId), executor);
   }
 
@@ -253,19 +254,8 @@ final class DirectStreamingProxy {
     return HttpEntities.createChunked(entity.getContentType(), data);
   }
 
-  private static Throwable unwrap(Throwable failure) {
-    return failure instanceof java.util.concurrent.CompletionException
-        && failure.getCause() != null ? failure.getCause() : failure;
-  }
-
-  private static HttpResponse error(ApiError error, String requestId) {
-    return HttpResponse.create().withStatus(error.status())
-        .addHeader(RawHeader.create(SluiceHeaders.REQUEST_ID, requestId))
-        .withEntity(HttpEntities.create(ContentTypes.APPLICATION_JSON, error.toJson()));
-  }
-
   private HttpResponse upstreamFailure(Throwable failure, String requestId, String replicaId) {
-    Throwable cause = unwrap(failure);
+    Throwable cause = Failures.cause(failure);
     if (cause instanceof StreamTcpException) {
       return FailClosed.response(ServeReason.REPLICA_UNREACHABLE, requestId,
           "replica " + replicaId + ": " + cause.getMessage().toLowerCase(Locale.ROOT));

@@ -66,14 +66,14 @@ public final class IngressHandler implements Function<HttpRequest, CompletionSta
     request.discardEntityBytes(system);
     HttpResponse response;
     if (completion || (isLocalPath(path) && !request.method().equals(HttpMethods.GET))) {
-      response = error(new ApiError(ApiError.Code.METHOD_NOT_ALLOWED,
+      response = ErrorResponses.of(new ApiError(ApiError.Code.METHOD_NOT_ALLOWED,
           "Method " + request.method().value() + " not allowed on " + path, null));
     } else if (path.equals(MODELS)) {
       response = json(ModelCatalog.list(view));
     } else if (path.startsWith(MODELS + "/")) {
       String id = path.substring(MODELS.length() + 1);
       response = ModelCatalog.find(view, id).map(IngressHandler::json)
-          .orElseGet(() -> error(new ApiError(ApiError.Code.MODEL_NOT_FOUND,
+          .orElseGet(() -> ErrorResponses.of(new ApiError(ApiError.Code.MODEL_NOT_FOUND,
               "The model `" + id + "` does not exist", "model")));
     } else if (path.equals("/-/healthz")) {
       response = json("{\"status\":\"ok\"}");
@@ -108,12 +108,7 @@ public final class IngressHandler implements Function<HttpRequest, CompletionSta
   }
 
   private static HttpResponse notFound(String path) {
-    return error(new ApiError(ApiError.Code.NOT_FOUND, "Not found: " + path, null));
-  }
-
-  private static HttpResponse error(ApiError error) {
-    return HttpResponse.create().withStatus(error.status())
-        .withEntity(HttpEntities.create(ContentTypes.APPLICATION_JSON, error.toJson()));
+    return ErrorResponses.of(new ApiError(ApiError.Code.NOT_FOUND, "Not found: " + path, null));
   }
 
   private static HttpResponse json(String body) {

@@ -1,5 +1,6 @@
 package dev.sluice.ingress;
 
+import dev.sluice.core.Failures;
 import dev.sluice.core.ReplicaInfo;
 import dev.sluice.core.ReplicaSetView;
 import dev.sluice.core.http.ApiError;
@@ -19,7 +20,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
 import org.apache.pekko.NotUsed;
@@ -94,7 +94,7 @@ final class RelayedPath {
               .thenComposeAsync(selection -> dispatch(selection, requestId, kind, body),
                   executor);
         }, executor)
-        .exceptionallyAsync(failure -> failed(unwrap(failure), requestId), executor);
+        .exceptionallyAsync(failure -> failed(Failures.cause(failure), requestId), executor);
   }
 
   private CompletionStage<HttpResponse> dispatch(Selection selection, String requestId,
@@ -115,7 +115,7 @@ final class RelayedPath {
           if (failure != null) {
             selection.releaseAfterFailedDispatch();
             return FailClosed.response(ServeReason.REPLICA_UNREACHABLE, requestId,
-                "replica " + replicaId + " did not answer: " + unwrap(failure).getMessage());
+                "replica " + replicaId + " did not answer: " + Failures.cause(failure).getMessage());
           }
           return respond(reply, selection, requestId, replicaId);
         }, executor);
@@ -172,24 +172,11 @@ final class RelayedPath {
           detail.substring(detail.indexOf(':') + 1).trim());
     }
     if (failure instanceof org.apache.pekko.http.scaladsl.model.EntityStreamSizeException) {
-      return error(new ApiError(ApiError.Code.PAYLOAD_TOO_LARGE, "Request body too large", null),
+      return ErrorResponses.of(new ApiError(ApiError.Code.PAYLOAD_TOO_LARGE, "Request body too large", null),
           requestId);
     }
-    return error(new ApiError(ApiError.Code.INTERNAL, "Relayed request failed: " + failure, null),
+    return ErrorResponses.of(new ApiError(ApiError.Code.INTERNAL, "Relayed request failed: " + failure, null),
         requestId);
   }
 
-  private static HttpResponse error(ApiError error, String requestId) {
-    return HttpResponse.create().withStatus(error.status())
-        .addHeader(RawHeader.create(SluiceHeaders.REQUEST_ID, requestId))
-        .withEntity(HttpEntities.create(ContentTypes.APPLICATION_JSON, error.toJson()));
-  }
-
-  private static Throwable unwrap(Throwable failure) {
-    Throwable cause = failure;
-    while (cause instanceof CompletionException && cause.getCause() != null) {
-      cause = cause.getCause();
-    }
-    return cause;
-  }
 }

@@ -12,7 +12,8 @@ public final class SseFrames {
   public static final ByteString DONE = ByteString.fromString("data: [DONE]\n\n");
 
   private final CompletionRequest request;
-  private final String prefix;
+  /** {@code data: } and the JSON up to {@code "choices":}, the same for every frame. */
+  private final String framePrefix;
 
   public SseFrames(CompletionRequest request, String id, long created) {
     this.request = request;
@@ -25,7 +26,7 @@ public final class SseFrames {
         .append("\",\"created\":").append(created).append(",\"model\":");
     JsonText.appendQuoted(p, request.model());
     p.append(",\"choices\":");
-    this.prefix = p.toString();
+    this.framePrefix = "data: " + p;
   }
 
   /** The first chat frame: the assistant role with empty content. Null for completions. */
@@ -34,18 +35,20 @@ public final class SseFrames {
         + "\"logprobs\":null,\"finish_reason\":null}]}");
   }
 
+  /** One token's frame, built in a single buffer (this runs once per token). */
   public ByteString tokenFrame(String token) {
-    StringBuilder choices = new StringBuilder(64 + token.length());
+    StringBuilder frame = new StringBuilder(framePrefix.length() + token.length() + 64);
+    frame.append(framePrefix);
     if (request.kind() == CompletionRequest.Kind.CHAT) {
-      choices.append("[{\"index\":0,\"delta\":{\"content\":");
-      JsonText.appendQuoted(choices, token);
-      choices.append("},\"logprobs\":null,\"finish_reason\":null}]}");
+      frame.append("[{\"index\":0,\"delta\":{\"content\":");
+      JsonText.appendQuoted(frame, token);
+      frame.append("},\"logprobs\":null,\"finish_reason\":null}]}\n\n");
     } else {
-      choices.append("[{\"index\":0,\"text\":");
-      JsonText.appendQuoted(choices, token);
-      choices.append(",\"logprobs\":null,\"finish_reason\":null}]}");
+      frame.append("[{\"index\":0,\"text\":");
+      JsonText.appendQuoted(frame, token);
+      frame.append(",\"logprobs\":null,\"finish_reason\":null}]}\n\n");
     }
-    return frame(choices);
+    return ByteString.fromString(frame.toString());
   }
 
   public ByteString finishFrame() {
@@ -60,9 +63,7 @@ public final class SseFrames {
   }
 
   private ByteString frame(CharSequence choicesAndRest) {
-    StringBuilder frame = new StringBuilder(8 + prefix.length() + choicesAndRest.length());
-    frame.append("data: ").append(prefix).append(choicesAndRest).append("\n\n");
-    return ByteString.fromString(frame.toString());
+    return ByteString.fromString(framePrefix + choicesAndRest + "\n\n");
   }
 
   /** The non-streaming answer. */

@@ -5,6 +5,7 @@ import dev.sluice.core.openai.CompletionRequestParser;
 import dev.sluice.core.openai.ModelList;
 import dev.sluice.core.openai.SseFrames;
 
+import dev.sluice.core.Failures;
 import dev.sluice.core.http.ApiError;
 import dev.sluice.core.http.ServeReason;
 import dev.sluice.core.http.SluiceHeaders;
@@ -269,10 +270,7 @@ public final class ReplicaHttpHandler
   }
 
   private static ApiError unwrap(Throwable failure) {
-    Throwable cause = failure;
-    while (cause instanceof java.util.concurrent.CompletionException && cause.getCause() != null) {
-      cause = cause.getCause();
-    }
+    Throwable cause = Failures.cause(failure);
     if (cause instanceof ApiError apiError) {
       return apiError;
     }
