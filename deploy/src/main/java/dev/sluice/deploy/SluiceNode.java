@@ -10,6 +10,7 @@ import dev.sluice.controller.ControllerSettings;
 import dev.sluice.core.ReplicaSetView;
 import dev.sluice.core.config.ApplicationsConfig;
 import dev.sluice.core.metrics.SluiceMetrics;
+import dev.sluice.ingress.IngressBinding;
 import dev.sluice.ingress.IngressServer;
 import dev.sluice.ingress.IngressSettings;
 import dev.sluice.ingress.ReplicaDirectory;
@@ -59,9 +60,9 @@ public final class SluiceNode implements AutoCloseable {
   private final ActorRef<LLMRouter.Command> router;
   private final ActorRef<CapacityQueue.Command> capacityQueue;
   private final Optional<ActorRef<Controller.Command>> controller;
-  private final Optional<ServerBinding> ingressBinding;
+  private final Optional<IngressBinding> ingressBinding;
   private final Optional<ServerBinding> routerBinding;
-  private Optional<ServerBinding> relayedBinding = Optional.empty();
+  private Optional<IngressBinding> relayedBinding = Optional.empty();
   private final ReplicaSetView ingressView = new ReplicaSetView();
 
   private SluiceNode(NodeOptions options) throws Exception {
@@ -103,17 +104,18 @@ public final class SluiceNode implements AutoCloseable {
       if (options.has(Role.INGRESS)) {
         IngressSettings settings = IngressSettings.fromConfig(config);
         spawn(ReplicaDirectory.create(ingressView), "replica-directory");
-        ServerBinding binding = await(IngressServer.start(system, router, settings, ingressView,
+        IngressBinding binding = await(IngressServer.start(system, router, settings, ingressView,
             Optional.of(capacityQueue)));
         binding.addToCoordinatedShutdown(UNBIND_DEADLINE, system);
         this.ingressBinding = Optional.of(binding);
         log.info("Ingress listening on {}; direct streaming {}", binding.localAddress(),
             settings.directStreaming()
-                ? "ON: the LLMRouter only picks, tokens flow replica -> ingress -> client"
+                ? "ON: the LLMRouter only picks, tokens flow replica -> ingress -> client ("
+                    + settings.dataPath().name().toLowerCase(java.util.Locale.ROOT) + ")"
                 : "OFF: relayed path (router reserves, replica actor streams tokens back)");
         int relayedPort = config.getInt("sluice.ingress.relayed-port");
         if (relayedPort >= 0) {
-          ServerBinding relayed = await(IngressServer.start(system, router,
+          IngressBinding relayed = await(IngressServer.start(system, router,
               settings.withDirectStreaming(false, relayedPort), ingressView,
               Optional.of(capacityQueue)));
           relayed.addToCoordinatedShutdown(UNBIND_DEADLINE, system);

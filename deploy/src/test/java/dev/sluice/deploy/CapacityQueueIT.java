@@ -9,6 +9,7 @@ import dev.sluice.core.ReplicaInfo;
 import dev.sluice.core.testing.Await;
 import dev.sluice.core.testing.RawStream;
 import dev.sluice.core.testing.Sse;
+import dev.sluice.ingress.IngressBinding;
 import dev.sluice.ingress.IngressServer;
 import dev.sluice.ingress.IngressSettings;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
@@ -26,7 +27,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.pekko.actor.typed.javadsl.AskPattern;
-import org.apache.pekko.http.javadsl.ServerBinding;
+
 import org.junit.jupiter.api.Test;
 
 /**
@@ -76,7 +77,7 @@ class CapacityQueueIT {
         "sluice.ingress.port = 0").withFallback(node.system().settings().config()));
     List<Integer> ports = new ArrayList<>(List.of(node.ingressPort().orElseThrow()));
     for (int i = 0; i < 2; i++) {
-      ServerBinding binding = IngressServer.start(node.system(), node.router(), settings,
+      IngressBinding binding = IngressServer.start(node.system(), node.router(), settings,
           node.ingressView(), Optional.of(node.capacityQueue())).toCompletableFuture().get();
       binding.addToCoordinatedShutdown(Duration.ofSeconds(1), node.system());
       ports.add(binding.localAddress().getPort());

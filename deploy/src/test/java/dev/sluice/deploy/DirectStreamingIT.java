@@ -3,12 +3,12 @@ package dev.sluice.deploy;
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
 
-/** The ingress contract on the direct-streaming path (the default). */
+/** The ingress contract on the direct-streaming path with the splice data path (the default). */
 class DirectStreamingIT extends IngressSuite {
 
   @Override
   Config pathConfig() {
-    return ConfigFactory.parseString("sluice.ingress.direct-streaming = on");
+    return ConfigFactory.parseString("sluice.ingress { direct-streaming = on, data-path = splice }");
   }
 
   @Override

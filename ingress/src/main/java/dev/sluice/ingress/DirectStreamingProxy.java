@@ -9,7 +9,6 @@ import dev.sluice.core.http.ServeReason;
 import dev.sluice.core.http.SluiceHeaders;
 import dev.sluice.router.LLMRouter;
 import dev.sluice.router.RouteRequest;
-import dev.sluice.router.RouteResult;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -21,7 +20,6 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.ActorSystem;
-import org.apache.pekko.actor.typed.javadsl.AskPattern;
 import org.apache.pekko.http.javadsl.Http;
 import org.apache.pekko.http.javadsl.model.ContentTypes;
 import org.apache.pekko.http.javadsl.model.HttpEntities;
@@ -58,8 +56,7 @@ final class DirectStreamingProxy {
       "content-type", "transfer-encoding", "connection", "keep-alive");
 
   private final ActorSystem<?> system;
-  private final ActorRef<LLMRouter.Command> router;
-  private final ReplicaSetView view;
+  private final DirectRouting routing;
   private final IngressSettings settings;
   private final ConnectionPoolSettings poolSettings;
   private final Http http;
@@ -69,18 +66,12 @@ final class DirectStreamingProxy {
    * on the common pool, which on a 2-core machine starts a new thread per call.
    */
   private final Executor executor;
-  private final Optional<ActorRef<CapacityQueue.Command>> queue;
-  private final long routeBudgetMillis;
 
   DirectStreamingProxy(ActorSystem<?> system, ActorRef<LLMRouter.Command> router,
       ReplicaSetView view, IngressSettings settings,
       Optional<ActorRef<CapacityQueue.Command>> queue) {
     this.system = system;
-    this.queue = queue;
-    // The router must answer (even "capacity exhausted") before this ingress gives up on it.
-    this.routeBudgetMillis = Math.max(1, settings.routeTimeout().toMillis() * 9 / 10);
-    this.router = router;
-    this.view = view;
+    this.routing = new DirectRouting(system, router, view, settings, queue);
     this.settings = settings;
     this.http = Http.get(system);
     this.materializer = Materializer.matFromSystem(system);
@@ -110,13 +101,13 @@ final class DirectStreamingProxy {
     }
     if (!settings.forwardBody()) {
       return route(request, requestId,
-          RouteRequest.of(requestId, session).withBudget(routeBudgetMillis));
+          RouteRequest.of(requestId, session).withBudget(routing.budgetMillis()));
     }
     Optional<String> sessionId = session;
     return BodyPrefix.read(request.entity(), settings.forwardBodyLimit(), materializer)
         .thenComposeAsync(body -> route(request.withEntity(body.entity()), requestId,
             new RouteRequest(requestId, sessionId, Optional.of(body.forRouter()),
-                routeBudgetMillis)), executor)
+                routing.budgetMillis())), executor)
         .exceptionallyAsync(failure -> ErrorResponses.of(new ApiError(ApiError.Code.INVALID_REQUEST,
             "Could not read the request body: " + Failures.cause(failure).getMessage(), null),
             requestId), executor);
@@ -124,41 +115,19 @@ final class DirectStreamingProxy {
 
   private CompletionStage<HttpResponse> route(
       HttpRequest request, String requestId, RouteRequest routeRequest) {
-    return AskPattern.<LLMRouter.Command, RouteResult>ask(router,
-            replyTo -> new LLMRouter.Route(routeRequest, replyTo),
-            settings.routeTimeout(), system.scheduler())
-        .handleAsync((result, failure) -> {
-          if (failure != null) {
-            request.discardEntityBytes(system);
-            return CompletableFuture.completedFuture(FailClosed.response(
-                ServeReason.ROUTER_UNREACHABLE, requestId,
-                "no answer from the router within " + settings.routeTimeout().toMillis() + " ms"));
-          }
-          return dispatch(request, requestId, result);
-        }, executor)
-        .thenComposeAsync(stage -> stage, executor);
+    return routing.route(routeRequest).thenComposeAsync(outcome -> {
+      if (outcome instanceof DirectRouting.Refused refused) {
+        request.discardEntityBytes(system);
+        return CompletableFuture.completedFuture(refused.response());
+      }
+      DirectRouting.Chosen chosen = (DirectRouting.Chosen) outcome;
+      return dispatch(request, requestId, chosen.replica(), chosen.lease());
+    }, executor);
   }
 
   private CompletionStage<HttpResponse> dispatch(
-      HttpRequest request, String requestId, RouteResult result) {
-    if (result instanceof RouteResult.NotRouted notRouted) {
-      request.discardEntityBytes(system);
-      return CompletableFuture.completedFuture(
-          FailClosed.response(notRouted.reason(), requestId, notRouted.detail()));
-    }
-    RouteResult.Routed routed = (RouteResult.Routed) result;
-    String replicaId = routed.replica().id().toString();
-    LeaseRelease lease = routed.leaseId().isPresent()
-        ? new LeaseRelease(queue, routed.leaseId()) : LeaseRelease.NONE;
-    Optional<ReplicaInfo> known = view.replica(replicaId);
-    if (known.isEmpty()) {
-      lease.release();
-      request.discardEntityBytes(system);
-      return CompletableFuture.completedFuture(FailClosed.response(
-          ServeReason.UNKNOWN_REPLICA_ID, requestId, "replica " + replicaId
-              + " is not in this ingress's replica set yet"));
-    }
-    ReplicaInfo replica = known.get();
+      HttpRequest request, String requestId, ReplicaInfo replica, LeaseRelease lease) {
+    String replicaId = replica.id().toString();
     HttpRequest upstream = upstreamRequest(request, requestId, replica);
     return http.singleRequest(upstream, http.defaultClientHttpsContext(), poolSettings,
             system.classicSystem().log())

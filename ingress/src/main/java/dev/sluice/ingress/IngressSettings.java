@@ -1,6 +1,7 @@
 package dev.sluice.ingress;
 
 import com.typesafe.config.Config;
+import dev.sluice.ingress.splice.SpliceSettings;
 import java.time.Duration;
 
 /**
@@ -10,6 +11,8 @@ import java.time.Duration;
  * @param maxConnectionsPerReplica pooled keep-alive connections per replica endpoint
  * @param maxOpenRequestsPerReplica requests that may wait for or use those connections (power of 2)
  * @param directStreaming on: tokens flow replica -> ingress as bytes; off: the relayed path
+ * @param dataPath how direct-streaming bytes cross this ingress (splice or Pekko HTTP)
+ * @param splice settings of the splice data path
  * @param maxRequestBytes largest body the relayed path reads (413 beyond)
  * @param forwardBody whether the body (up to {@code forwardBodyLimit} bytes) goes to the router
  *     for body-aware policies; off, the body is not read before routing
@@ -26,7 +29,26 @@ public record IngressSettings(
     Duration upstreamIdleTimeout,
     boolean forwardBody,
     int forwardBodyLimit,
-    long maxRequestBytes) {
+    long maxRequestBytes,
+    DataPath dataPath,
+    SpliceSettings splice) {
+
+  /** How direct-streaming bytes cross the ingress. */
+  public enum DataPath {
+    /** Selector threads copy the replica's bytes to the client's socket (the default). */
+    SPLICE,
+    /** Pekko HTTP server and client streams (the first implementation, kept to compare). */
+    PEKKO_HTTP;
+
+    static DataPath parse(String value) {
+      return switch (value) {
+        case "splice" -> SPLICE;
+        case "pekko-http" -> PEKKO_HTTP;
+        default -> throw new IllegalArgumentException("sluice.ingress.data-path: " + value
+            + " (expected: splice or pekko-http)");
+      };
+    }
+  }
 
   private static int forwardBodyLimit(Config config) {
     long limit = config.getBytes("forward-body-limit");
@@ -41,7 +63,7 @@ public record IngressSettings(
   public IngressSettings withDirectStreaming(boolean on, int newPort) {
     return new IngressSettings(host, newPort, routeTimeout, sessionHeader, on,
         maxConnectionsPerReplica, maxOpenRequestsPerReplica, upstreamConnectTimeout,
-        upstreamIdleTimeout, forwardBody, forwardBodyLimit, maxRequestBytes);
+        upstreamIdleTimeout, forwardBody, forwardBodyLimit, maxRequestBytes, dataPath, splice);
   }
 
   public static IngressSettings fromConfig(Config root) {
@@ -69,6 +91,8 @@ public record IngressSettings(
         config.getDuration("upstream.idle-timeout"),
         config.getBoolean("forward-body"),
         forwardBodyLimit(config),
-        config.getBytes("max-request-bytes"));
+        config.getBytes("max-request-bytes"),
+        DataPath.parse(config.getString("data-path")),
+        SpliceSettings.fromConfig(root));
   }
 }

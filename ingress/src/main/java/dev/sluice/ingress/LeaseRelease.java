@@ -1,6 +1,7 @@
 package dev.sluice.ingress;
 
 import dev.sluice.capacity.CapacityQueue;
+import dev.sluice.ingress.splice.Decision;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.pekko.actor.typed.ActorRef;
@@ -10,7 +11,7 @@ import org.apache.pekko.actor.typed.ActorRef;
  * failed", "client went away" or "never sent" happens first. A request without a lease has a
  * no-op release.
  */
-final class LeaseRelease {
+final class LeaseRelease implements Decision.Lease {
 
   static final LeaseRelease NONE = new LeaseRelease(Optional.empty(), Optional.empty());
 
@@ -28,7 +29,8 @@ final class LeaseRelease {
   }
 
   /** Releases the lease the first time it is called; later calls do nothing. */
-  void release() {
+  @Override
+  public void release() {
     if (holdsLease() && done.compareAndSet(false, true)) {
       queue.get().tell(new CapacityQueue.Release(leaseId.get()));
     }
@@ -38,7 +40,8 @@ final class LeaseRelease {
    * Keeps the lease on purpose (the replica rejected the leased request): the queue's reaper
    * reclaims it after the TTL, so the queue learns that the replica is really busy.
    */
-  void keepUntilTtl() {
+  @Override
+  public void keepUntilTtl() {
     done.set(true);
   }
 }

@@ -7,6 +7,7 @@ import dev.sluice.capacity.CapacityQueue;
 import dev.sluice.core.DeploymentId;
 import dev.sluice.core.ReplicaId;
 import dev.sluice.core.ReplicaInfo;
+import dev.sluice.ingress.splice.SpliceSettings;
 import dev.sluice.core.ReplicaSet;
 import dev.sluice.core.ReplicaSetView;
 import dev.sluice.core.ReplicaState;
@@ -44,11 +45,14 @@ class IngressIT {
   private static final HttpClient client = HttpClient.newHttpClient();
   private static final AtomicReference<Function<RouteRequest, RouteResult>> script =
       new AtomicReference<>();
+  private static final SpliceSettings SPLICE = new SpliceSettings(1, 128, 16 * 1024, 1 << 20,
+      Duration.ofSeconds(30), Duration.ofSeconds(10), Duration.ofSeconds(1),
+      Duration.ofSeconds(30));
   private static final LinkedBlockingQueue<RouteRequest> seen = new LinkedBlockingQueue<>();
   private static final ReplicaSetView view = new ReplicaSetView();
   private static final TestProbe<CapacityQueue.Command> leases = testKit.createTestProbe();
-  private static ServerBinding binding;
-  private static ServerBinding forwarding;
+  private static IngressBinding binding;
+  private static IngressBinding forwarding;
   private static ServerBinding echo;
   private static ReplicaInfo closedPortReplica;
   private static ReplicaInfo echoReplica;
@@ -89,11 +93,13 @@ class IngressIT {
     view.apply(new ReplicaSet(new DeploymentId("llm", "sim"), 1, "/", List.of("sim"),
         "round-robin", Map.of(), List.of(closedPortReplica, echoReplica)));
     IngressSettings settings = new IngressSettings("127.0.0.1", 0, Duration.ofMillis(300),
-        "x-session-id", true, 8, 16, Duration.ofSeconds(1), Duration.ofSeconds(30), false, 1024, 1 << 20);
+        "x-session-id", true, 8, 16, Duration.ofSeconds(1), Duration.ofSeconds(30), false, 1024, 1 << 20,
+        IngressSettings.DataPath.SPLICE, SPLICE);
     binding = IngressServer.start(testKit.system(), router, settings, view)
         .toCompletableFuture().get();
     IngressSettings forwardSettings = new IngressSettings("127.0.0.1", 0, Duration.ofMillis(300),
-        "x-session-id", true, 8, 16, Duration.ofSeconds(1), Duration.ofSeconds(30), true, 1024, 1 << 20);
+        "x-session-id", true, 8, 16, Duration.ofSeconds(1), Duration.ofSeconds(30), true, 1024, 1 << 20,
+        IngressSettings.DataPath.SPLICE, SPLICE);
     forwarding = IngressServer.start(testKit.system(), router, forwardSettings, view,
         Optional.of(leases.ref())).toCompletableFuture().get();
   }
@@ -115,7 +121,7 @@ class IngressIT {
     return send(binding, "{\"messages\":[{\"role\":\"user\",\"content\":\"x\"}]}", headers);
   }
 
-  private static HttpResponse<String> send(ServerBinding server, String body, String... headers)
+  private static HttpResponse<String> send(IngressBinding server, String body, String... headers)
       throws Exception {
     var request = HttpRequest.newBuilder(URI.create(
             "http://127.0.0.1:" + server.localAddress().getPort() + "/v1/chat/completions"))

@@ -16,11 +16,15 @@ public final class ApiError extends RuntimeException {
     MODEL_NOT_FOUND(404, "invalid_request_error"),
     NOT_FOUND(404, "invalid_request_error"),
     METHOD_NOT_ALLOWED(405, "invalid_request_error"),
+    LENGTH_REQUIRED(411, "invalid_request_error"),
     PAYLOAD_TOO_LARGE(413, "invalid_request_error"),
     UNSUPPORTED_MEDIA_TYPE(415, "invalid_request_error"),
+    HEADERS_TOO_LARGE(431, "invalid_request_error"),
     OVERLOADED(503, "server_error"),
     UPSTREAM_FAILED(502, "server_error"),
-    INTERNAL(500, "server_error");
+    UPSTREAM_TIMEOUT(504, "server_error"),
+    INTERNAL(500, "server_error"),
+    HTTP_VERSION_NOT_SUPPORTED(505, "invalid_request_error");
 
     private final int status;
     private final String type;

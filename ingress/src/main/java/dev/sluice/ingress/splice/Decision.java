@@ -1,0 +1,36 @@
+package dev.sluice.ingress.splice;
+
+import java.util.List;
+import org.apache.pekko.http.javadsl.model.HttpResponse;
+
+/** What to do with a request: answer it here, or splice it to a replica's own endpoint. */
+public sealed interface Decision {
+
+  /** Answer with this response; its entity must be strict. */
+  record Respond(HttpResponse response) implements Decision {}
+
+  /**
+   * Send the request to {@code host:port} with {@code requestId} and {@code extraHeaders} added,
+   * and splice the answer back byte for byte with {@code x-sluice-replica} and {@code
+   * x-request-id} added; {@code lease} is released when the answer ends, however it ends.
+   */
+  record Forward(String host, int port, String replicaId, String requestId,
+      List<HeaderField> extraHeaders, Lease lease) implements Decision {}
+
+  /** Capacity held for one forwarded request. */
+  interface Lease {
+    /** Called exactly once when the answer ended, failed, or its client went away. */
+    void release();
+
+    /** The replica refused for lack of capacity: keep the lease until its TTL instead. */
+    void keepUntilTtl();
+
+    Lease NONE = new Lease() {
+      @Override
+      public void release() {}
+
+      @Override
+      public void keepUntilTtl() {}
+    };
+  }
+}

@@ -1,0 +1,152 @@
+package dev.sluice.ingress.splice;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.ClosedSelectorException;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.Selector;
+import java.util.Iterator;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.Executor;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One selector thread. It owns its connections (a client connection and the upstream connection
+ * serving it live on the same loop), so connection state needs no locks; other threads hand it
+ * work through {@link #execute}. Reads go through one buffer per loop, so an idle stream holds no
+ * buffer at all.
+ */
+final class EventLoop implements Executor, Runnable {
+
+  private static final Logger log = LoggerFactory.getLogger(EventLoop.class);
+  private static final long SWEEP_INTERVAL_NANOS = 1_000_000_000L;
+
+  /** Something registered with the selector. */
+  interface Handler {
+    void ready(SelectionKey key);
+
+    /** Closes the connection if a deadline passed; {@code now} is {@link System#nanoTime}. */
+    void sweep(long now);
+
+    /** The loop is stopping: close, and release whatever the connection holds. */
+    void closeNow();
+
+    /** The server is shutting down: close when no answer is in flight. */
+    default void drain() {}
+  }
+
+  final Selector selector;
+  final ByteBuffer readBuffer = ByteBuffer.allocate(64 * 1024);
+  final UpstreamPool pool;
+  final SpliceSettings settings;
+  private final Queue<Runnable> tasks = new ConcurrentLinkedQueue<>();
+  private final AtomicBoolean wakeupPending = new AtomicBoolean();
+  private final Thread thread;
+  private volatile boolean running = true;
+  private long nextSweep = System.nanoTime() + SWEEP_INTERVAL_NANOS;
+
+  EventLoop(String name, SpliceSettings settings) throws IOException {
+    this.selector = Selector.open();
+    this.settings = settings;
+    this.pool = new UpstreamPool(this);
+    this.thread = new Thread(this, name);
+    this.thread.setDaemon(true);
+  }
+
+  void start() {
+    thread.start();
+  }
+
+  boolean inLoop() {
+    return Thread.currentThread() == thread;
+  }
+
+  @Override
+  public void execute(Runnable task) {
+    tasks.add(task);
+    if (!inLoop() && wakeupPending.compareAndSet(false, true)) {
+      selector.wakeup();
+    }
+  }
+
+  @Override
+  public void run() {
+    while (running) {
+      try {
+        selector.select(1000);
+        wakeupPending.set(false);
+        Iterator<SelectionKey> selected = selector.selectedKeys().iterator();
+        while (selected.hasNext()) {
+          SelectionKey key = selected.next();
+          selected.remove();
+          if (key.isValid()) {
+            ((Handler) key.attachment()).ready(key);
+          }
+        }
+        Runnable task;
+        while ((task = tasks.poll()) != null) {
+          task.run();
+        }
+        long now = System.nanoTime();
+        if (now - nextSweep >= 0) {
+          nextSweep = now + SWEEP_INTERVAL_NANOS;
+          for (SelectionKey key : selector.keys().toArray(new SelectionKey[0])) {
+            if (key.isValid() && key.attachment() instanceof Handler handler) {
+              handler.sweep(now);
+            }
+          }
+        }
+      } catch (ClosedSelectorException e) {
+        return;
+      } catch (RuntimeException | IOException e) {
+        // A bug in one connection's handling must not stop every other stream on this loop.
+        log.error("Splice loop {} caught an unexpected failure", thread.getName(), e);
+      }
+    }
+    closeAll();
+  }
+
+  /** Asks every connection to close once its answer in flight (if any) is written. */
+  void drainAll() {
+    for (SelectionKey key : selector.keys().toArray(new SelectionKey[0])) {
+      if (key.isValid() && key.attachment() instanceof Handler handler) {
+        handler.drain();
+      }
+    }
+  }
+
+  /** Stops the loop; its connections are closed (streams in flight end abruptly). */
+  void stop() {
+    running = false;
+    selector.wakeup();
+  }
+
+  private void closeAll() {
+    Runnable task;
+    while ((task = tasks.poll()) != null) {
+      task.run();
+    }
+    for (SelectionKey key : selector.keys().toArray(new SelectionKey[0])) {
+      if (key.attachment() instanceof Handler handler) {
+        handler.closeNow();
+      }
+      try {
+        key.channel().close();
+      } catch (IOException ignored) {
+        // closing anyway
+      }
+    }
+    try {
+      selector.close();
+    } catch (IOException ignored) {
+      // closing anyway
+    }
+  }
+
+  boolean running() {
+    return running;
+  }
+}

@@ -1,0 +1,136 @@
+package dev.sluice.ingress.splice;
+
+import java.util.Arrays;
+
+/**
+ * Where one upstream response begins and ends on a kept-alive connection: the head is collected
+ * (it is small and gets two headers added), the body is only counted, by Content-Length or by its
+ * chunked framing, so the connection can be reused the moment the last byte has passed.
+ */
+final class ResponseFraming {
+
+  enum Body { NONE, LENGTH, CHUNKED, UNTIL_CLOSE }
+
+  private final int maxHeadBytes;
+  private byte[] headBytes = new byte[512];
+  private int headLength;
+  private HttpHead head;
+  private int headEnd;
+  private Body body;
+  private long remaining;
+  private ChunkedScanner chunks;
+
+  ResponseFraming(int maxHeadBytes) {
+    this.maxHeadBytes = maxHeadBytes;
+  }
+
+  boolean headComplete() {
+    return head != null;
+  }
+
+  HttpHead head() {
+    return head;
+  }
+
+  int status() {
+    return Integer.parseInt(head.second);
+  }
+
+  Body body() {
+    return body;
+  }
+
+  /**
+   * Collects head bytes from {@code bytes[offset, offset + length)}; returns how many were taken
+   * (all of them while the head is incomplete).
+   */
+  int acceptHead(byte[] bytes, int offset, int length) throws MalformedHttpException {
+    int scanFrom = Math.max(0, headLength - 3);
+    if (headLength + length > headBytes.length) {
+      int wanted = Math.min(Math.max(headBytes.length * 2, headLength + length), maxHeadBytes + 4);
+      headBytes = Arrays.copyOf(headBytes, wanted);
+    }
+    int taken = Math.min(length, headBytes.length - headLength);
+    System.arraycopy(bytes, offset, headBytes, headLength, taken);
+    headLength += taken;
+    int end = HttpHead.end(headBytes, scanFrom, headLength);
+    if (end < 0) {
+      if (headLength > maxHeadBytes) {
+        throw new MalformedHttpException("response head over " + maxHeadBytes + " bytes");
+      }
+      return taken;
+    }
+    head = HttpHead.parse(headBytes, end);
+    if (!head.first.startsWith("HTTP/1.")) {
+      throw new MalformedHttpException("not an HTTP/1.x response");
+    }
+    int status;
+    try {
+      status = status();
+    } catch (NumberFormatException e) {
+      throw new MalformedHttpException("malformed status " + head.second);
+    }
+    headEnd = end;
+    if (status < 200 || status == 204 || status == 304) {
+      body = Body.NONE;
+    } else if (head.lists("transfer-encoding", "chunked")) {
+      body = Body.CHUNKED;
+      chunks = new ChunkedScanner();
+    } else if (head.contentLength() >= 0) {
+      body = Body.LENGTH;
+      remaining = head.contentLength();
+    } else {
+      body = Body.UNTIL_CLOSE;
+    }
+    return taken - (headLength - end);
+  }
+
+  /** The head as received (status line, fields, blank line). */
+  byte[] rawHead() {
+    return Arrays.copyOf(headBytes, headEnd);
+  }
+
+  /** Whether this head was informational (1xx): another head follows. */
+  boolean informational() {
+    return status() < 200;
+  }
+
+  /** Starts over for the next response on the same connection. */
+  void reset() {
+    headLength = 0;
+    headEnd = 0;
+    head = null;
+    body = null;
+    chunks = null;
+    remaining = 0;
+    if (headBytes.length > 512) {
+      headBytes = new byte[512];
+    }
+  }
+
+  /** Counts body bytes; returns how many of {@code length} belong to this response's body. */
+  int acceptBody(byte[] bytes, int offset, int length) throws MalformedHttpException {
+    switch (body) {
+      case NONE:
+        return 0;
+      case LENGTH:
+        int taken = (int) Math.min(remaining, length);
+        remaining -= taken;
+        return taken;
+      case CHUNKED:
+        return chunks.scan(bytes, offset, length);
+      default:
+        return length;
+    }
+  }
+
+  /** Whether the body is complete (never, for a body delimited by the connection closing). */
+  boolean bodyDone() {
+    return switch (body) {
+      case NONE -> true;
+      case LENGTH -> remaining == 0;
+      case CHUNKED -> chunks.done();
+      case UNTIL_CLOSE -> false;
+    };
+  }
+}

@@ -1,0 +1,297 @@
+package dev.sluice.ingress.splice;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.StandardSocketOptions;
+import java.nio.ByteBuffer;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.SocketChannel;
+
+/**
+ * One kept-alive connection to a replica's endpoint. It sends one request at a time (no
+ * pipelining) and hands the answer's bytes to its {@link Exchange} as they arrive, counting the
+ * body only to know when it ends; between requests it sits in its loop's {@link UpstreamPool}.
+ */
+final class UpstreamConnection implements EventLoop.Handler {
+
+  private enum State { NEW, CONNECTING, SENDING, AWAITING_HEAD, STREAMING, IDLE, CLOSED }
+
+  final String address;
+  private final String host;
+  private final int port;
+  private final EventLoop loop;
+  private final ResponseFraming framing;
+  private SocketChannel channel;
+  private SelectionKey key;
+  private State state = State.NEW;
+  private Exchange exchange;
+  private ByteBuffer request;
+  private boolean reused;
+  private boolean anyByte;
+  private boolean paused;
+  private long deadline;
+
+  UpstreamConnection(EventLoop loop, String host, int port) {
+    this.loop = loop;
+    this.host = host;
+    this.port = port;
+    this.address = address(host, port);
+    this.framing = new ResponseFraming(loop.settings.maxHeadBytes());
+  }
+
+  static String address(String host, int port) {
+    return host + ":" + port;
+  }
+
+  boolean open() {
+    return state == State.IDLE && channel.isOpen();
+  }
+
+  /** Whether this connection already served a request (so it may have gone stale). */
+  boolean reused() {
+    return reused;
+  }
+
+  /** Sends {@code bytes} (a whole request) for {@code owner}, which gets the answer. */
+  void send(Exchange owner, byte[] bytes) {
+    this.exchange = owner;
+    this.request = ByteBuffer.wrap(bytes);
+    this.anyByte = false;
+    framing.reset();
+    if (state == State.IDLE) {
+      reused = true;
+      state = State.SENDING;
+      deadline = System.nanoTime() + loop.settings.responseTimeout().toNanos();
+      writeRequest();
+      return;
+    }
+    try {
+      channel = SocketChannel.open();
+      channel.configureBlocking(false);
+      channel.setOption(StandardSocketOptions.TCP_NODELAY, true);
+      boolean connected = channel.connect(new InetSocketAddress(host, port));
+      key = channel.register(loop.selector, connected ? 0 : SelectionKey.OP_CONNECT, this);
+      if (connected) {
+        connected();
+      } else {
+        state = State.CONNECTING;
+        deadline = System.nanoTime() + loop.settings.connectTimeout().toNanos();
+      }
+    } catch (IOException | RuntimeException e) {
+      fail(SpliceDispatcher.UpstreamFailure.UNREACHABLE, describe(e));
+    }
+  }
+
+  private void connected() {
+    state = State.SENDING;
+    deadline = System.nanoTime() + loop.settings.responseTimeout().toNanos();
+    writeRequest();
+  }
+
+  @Override
+  public void ready(SelectionKey selected) {
+    if (state == State.CONNECTING && selected.isConnectable()) {
+      try {
+        if (channel.finishConnect()) {
+          connected();
+        }
+      } catch (IOException e) {
+        fail(SpliceDispatcher.UpstreamFailure.UNREACHABLE, describe(e));
+      }
+      return;
+    }
+    if (state == State.SENDING && selected.isWritable()) {
+      writeRequest();
+    }
+    if (state != State.CLOSED && selected.isValid() && selected.isReadable()) {
+      read();
+    }
+  }
+
+  private void writeRequest() {
+    try {
+      channel.write(request);
+    } catch (IOException e) {
+      fail(SpliceDispatcher.UpstreamFailure.FAILED, describe(e));
+      return;
+    }
+    if (request.hasRemaining()) {
+      key.interestOps(SelectionKey.OP_WRITE | SelectionKey.OP_READ);
+    } else {
+      request = null;
+      state = State.AWAITING_HEAD;
+      key.interestOps(SelectionKey.OP_READ);
+    }
+  }
+
+  private void read() {
+    ByteBuffer buffer = loop.readBuffer;
+    buffer.clear();
+    int read;
+    try {
+      read = channel.read(buffer);
+    } catch (IOException e) {
+      endOfInput(describe(e));
+      return;
+    }
+    if (read < 0) {
+      endOfInput("the replica closed the connection");
+    } else if (read > 0) {
+      if (state == State.IDLE) {
+        close();  // bytes nobody asked for: this connection cannot be trusted any more
+        return;
+      }
+      anyByte = true;
+      process(buffer.array(), read);
+    }
+  }
+
+  private void process(byte[] bytes, int length) {
+    int position = 0;
+    try {
+      while (position < length) {
+        if (!framing.headComplete()) {
+          position += framing.acceptHead(bytes, position, length - position);
+          if (!framing.headComplete()) {
+            return;
+          }
+          state = State.STREAMING;
+          if (framing.informational()) {
+            exchange.onInformational(framing.rawHead());
+            framing.reset();
+            continue;
+          }
+          exchange.onHead(framing);
+          if (state == State.CLOSED) {
+            return;
+          }
+        }
+        int body = framing.acceptBody(bytes, position, length - position);
+        if (body > 0) {
+          boolean flowing = exchange.onBody(bytes, position, body);
+          position += body;
+          if (state == State.CLOSED) {
+            return;
+          }
+          if (!flowing) {
+            pause();
+          }
+        }
+        if (framing.bodyDone()) {
+          finish(position == length);
+          return;
+        }
+      }
+    } catch (MalformedHttpException e) {
+      fail(SpliceDispatcher.UpstreamFailure.FAILED, "malformed answer: " + e.getMessage());
+    }
+  }
+
+  private void finish(boolean clean) {
+    Exchange done = exchange;
+    exchange = null;
+    boolean reusable = clean && !framing.head().lists("connection", "close") && loop.running();
+    done.onComplete();
+    if (state == State.CLOSED) {
+      return;
+    }
+    if (reusable) {
+      state = State.IDLE;
+      paused = false;
+      deadline = System.nanoTime() + loop.settings.upstreamIdleTimeout().toNanos();
+      key.interestOps(SelectionKey.OP_READ);
+      loop.pool.release(this);
+    } else {
+      close();
+    }
+  }
+
+  private void endOfInput(String why) {
+    if (state == State.IDLE) {
+      close();
+    } else if (state == State.STREAMING && framing.headComplete()
+        && framing.body() == ResponseFraming.Body.UNTIL_CLOSE) {
+      Exchange done = exchange;
+      exchange = null;
+      close();
+      done.onComplete();
+    } else {
+      fail(SpliceDispatcher.UpstreamFailure.FAILED, why);
+    }
+  }
+
+  void pause() {
+    if (state == State.STREAMING && !paused) {
+      paused = true;
+      key.interestOps(0);
+    }
+  }
+
+  void resume() {
+    if (paused && state == State.STREAMING) {
+      paused = false;
+      key.interestOps(SelectionKey.OP_READ);
+    }
+  }
+
+  private void fail(SpliceDispatcher.UpstreamFailure failure, String detail) {
+    Exchange owner = exchange;
+    exchange = null;
+    boolean stale = failure == SpliceDispatcher.UpstreamFailure.FAILED && reused && !anyByte;
+    close();
+    if (owner != null) {
+      owner.onUpstreamFailure(failure, detail, stale);
+    }
+  }
+
+  @Override
+  public void sweep(long now) {
+    if (now - deadline < 0) {
+      return;
+    }
+    switch (state) {
+      case CONNECTING -> fail(SpliceDispatcher.UpstreamFailure.UNREACHABLE,
+          "connect timed out after " + loop.settings.connectTimeout().toMillis() + " ms");
+      case SENDING, AWAITING_HEAD -> fail(SpliceDispatcher.UpstreamFailure.TIMED_OUT,
+          "no response head within " + loop.settings.responseTimeout().toSeconds() + " s");
+      case IDLE -> close();
+      default -> { }
+    }
+  }
+
+  /** Closes the connection; a replica sees its client go away and stops generating. */
+  void close() {
+    if (state == State.CLOSED) {
+      return;
+    }
+    if (state == State.IDLE) {
+      loop.pool.forget(this);
+    }
+    state = State.CLOSED;
+    if (key != null) {
+      key.cancel();
+    }
+    if (channel != null) {
+      try {
+        channel.close();
+      } catch (IOException ignored) {
+        // closed anyway
+      }
+    }
+  }
+
+  @Override
+  public void closeNow() {
+    Exchange owner = exchange;
+    exchange = null;
+    close();
+    if (owner != null) {
+      owner.onClientGone();
+    }
+  }
+
+  private String describe(Exception e) {
+    String message = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
+    return "replica endpoint " + address + ": " + message.toLowerCase(java.util.Locale.ROOT);
+  }
+}

@@ -1,0 +1,49 @@
+package dev.sluice.ingress.splice;
+
+import java.util.ArrayDeque;
+import java.util.HashMap;
+import java.util.Map;
+
+/**
+ * Kept-alive connections to replica endpoints, per loop (so a stream and its upstream connection
+ * share a thread). Most recently used first: warm connections serve, cold ones time out.
+ */
+final class UpstreamPool {
+
+  private final EventLoop loop;
+  private final Map<String, ArrayDeque<UpstreamConnection>> idle = new HashMap<>();
+
+  UpstreamPool(EventLoop loop) {
+    this.loop = loop;
+  }
+
+  /** An idle open connection to {@code host:port}, or a new one being opened. */
+  UpstreamConnection acquire(String host, int port) {
+    ArrayDeque<UpstreamConnection> connections = idle.get(UpstreamConnection.address(host, port));
+    while (connections != null && !connections.isEmpty()) {
+      UpstreamConnection connection = connections.pollFirst();
+      if (connection.open()) {
+        return connection;
+      }
+    }
+    return new UpstreamConnection(loop, host, port);
+  }
+
+  void release(UpstreamConnection connection) {
+    idle.computeIfAbsent(connection.address, k -> new ArrayDeque<>()).addFirst(connection);
+  }
+
+  void forget(UpstreamConnection connection) {
+    ArrayDeque<UpstreamConnection> connections = idle.get(connection.address);
+    if (connections != null) {
+      connections.remove(connection);
+      if (connections.isEmpty()) {
+        idle.remove(connection.address);
+      }
+    }
+  }
+
+  int idleCount() {
+    return idle.values().stream().mapToInt(ArrayDeque::size).sum();
+  }
+}
