@@ -40,6 +40,15 @@ final class CompareCommand implements Callable<Integer> {
       description = "Engine inter-token latency (default 0: the engine is never the bottleneck).")
   int itlMs;
 
+  @Option(names = "--router-node", defaultValue = "ingress", paramLabel = "ingress|replica",
+      description = "Node the router singleton runs on: ingress (default; the control role on "
+          + "the ingress node, a local ask) or replica (every route crosses nodes).")
+  String routerNode;
+
+  @Option(names = "--data-path", defaultValue = "splice", paramLabel = "splice|pekko-http",
+      description = "The direct ingress's data path (default splice).")
+  String dataPath;
+
   @Option(names = "--chart", defaultValue = "bench-compare.png", paramLabel = "FILE",
       description = "PNG chart of the distributions (default: bench-compare.png).")
   Path chart;
@@ -54,7 +63,8 @@ final class CompareCommand implements Callable<Integer> {
       options.maxTokens = "256";
     }
     int maxTokens = Integer.parseInt(options.maxTokens.split("-")[0].replace("exp:", ""));
-    CompareTargets started = targets == null ? CompareTargets.start(ttftMs, itlMs, maxTokens)
+    CompareTargets started = targets == null ? CompareTargets.start(ttftMs, itlMs, maxTokens,
+        CompareTargets.RouterNode.parse(routerNode), dataPath)
         : null;
     try {
       List<URI> urls = started == null ? targets

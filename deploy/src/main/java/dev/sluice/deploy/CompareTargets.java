@@ -35,12 +35,31 @@ final class CompareTargets implements AutoCloseable {
     this.relayed = URI.create("http://127.0.0.1:" + relayed);
   }
 
+  /** Where the control singletons (the router among them) run. */
+  enum RouterNode {
+    /** On the ingress node: the ingress asks the router locally. */
+    INGRESS,
+    /** On the replica node: every route is an Artery round trip between processes. */
+    REPLICA;
+
+    static RouterNode parse(String value) {
+      return switch (value) {
+        case "ingress" -> INGRESS;
+        case "replica" -> REPLICA;
+        default -> throw new IllegalArgumentException("--router-node: " + value
+            + " (expected: ingress or replica)");
+      };
+    }
+  }
+
   /**
-   * Two processes, as in a real deployment: a control + replica node (the simulated replica
-   * and its endpoint, the limit), and an ingress node serving both paths, so that relayed tokens
-   * really cross nodes (Artery and the Kryo serializer) as direct tokens cross HTTP.
+   * Two processes, as in a real deployment: a replica node (the simulated replica and its
+   * endpoint, the limit), and an ingress node serving both paths, so that relayed tokens really
+   * cross nodes (Artery and the Kryo serializer) as direct tokens cross HTTP. The control role
+   * goes where {@code routerNode} says; {@code dataPath} is the direct ingress's data path.
    */
-  static CompareTargets start(int ttftMs, int itlMs, int maxTokens) throws Exception {
+  static CompareTargets start(int ttftMs, int itlMs, int maxTokens, RouterNode routerNode,
+      String dataPath) throws Exception {
     int replica = freePort();
     int direct = freePort();
     int relayed = freePort();
@@ -57,17 +76,25 @@ final class CompareTargets implements AutoCloseable {
         """.formatted(ttftMs, itlMs, maxTokens));
     config.toFile().deleteOnExit();
     Path log = Files.createTempFile("sluice-compare", ".log");
-    ProcessBuilder replicas = node("control,replica", "--port", String.valueOf(remoting),
-        "--config", config.toString());
+    boolean controlWithIngress = routerNode == RouterNode.INGRESS;
+    ProcessBuilder replicas = controlWithIngress
+        ? node("replica", "--port", String.valueOf(remoting))
+        : node("control,replica", "--port", String.valueOf(remoting),
+            "--config", config.toString());
     replicas.environment().put("SLUICE_REPLICA_PORT_RANGE", String.valueOf(replica));
     replicas.environment().put("SLUICE_ROUTER_PORT", "-1");
     replicas.environment().put("SLUICE_INGRESS_PORT", "-1");
-    ProcessBuilder ingress = node("ingress", "--port", "0", "--seed-nodes",
-        "127.0.0.1:" + remoting);
+    ProcessBuilder ingress = controlWithIngress
+        ? node("control,ingress", "--port", "0", "--seed-nodes", "127.0.0.1:" + remoting,
+            "--config", config.toString())
+        : node("ingress", "--port", "0", "--seed-nodes", "127.0.0.1:" + remoting);
+    ingress.environment().put("SLUICE_ROUTER_PORT", "-1");
+    ingress.environment().put("SLUICE_INGRESS_DATA_PATH", dataPath);
     ingress.environment().put("SLUICE_INGRESS_PORT", String.valueOf(direct));
     ingress.environment().put("SLUICE_INGRESS_RELAYED_PORT", String.valueOf(relayed));
-    System.err.println("Starting the targets (a replica node and an ingress node, log: " + log
-        + ")...");
+    System.err.println("Starting the targets (a replica node and an ingress node, router on the "
+        + routerNode.name().toLowerCase(java.util.Locale.ROOT) + " node, data path " + dataPath
+        + ", log: " + log + ")...");
     List<Process> started = new java.util.ArrayList<>();
     for (ProcessBuilder builder : List.of(replicas, ingress)) {
       builder.redirectErrorStream(true)

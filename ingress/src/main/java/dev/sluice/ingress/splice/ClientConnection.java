@@ -131,6 +131,11 @@ final class ClientConnection implements EventLoop.Handler {
       }
       return false;
     }
+    if (end > loop.settings.maxHeadBytes()) {
+      reject(ApiError.Code.HEADERS_TOO_LARGE, "The request head is over "
+          + loop.settings.maxHeadBytes() + " bytes", null);
+      return false;
+    }
     try {
       head = HttpHead.parse(in, end);
       headEnd = end;
@@ -328,12 +333,12 @@ final class ClientConnection implements EventLoop.Handler {
     in = null;
     out.clear();
     key.cancel();
+    onClose.run();
     try {
       channel.close();
     } catch (IOException ignored) {
       // closed anyway
     }
-    onClose.run();
   }
 
   @Override

@@ -17,9 +17,9 @@ public sealed interface Decision {
   record Forward(String host, int port, String replicaId, String requestId,
       List<HeaderField> extraHeaders, Lease lease) implements Decision {}
 
-  /** Capacity held for one forwarded request. */
+  /** Capacity held for one forwarded request; the splice calls exactly one of the two, once. */
   interface Lease {
-    /** Called exactly once when the answer ended, failed, or its client went away. */
+    /** The answer ended, failed, or its client went away. */
     void release();
 
     /** The replica refused for lack of capacity: keep the lease until its TTL instead. */

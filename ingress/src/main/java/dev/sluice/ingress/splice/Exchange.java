@@ -19,11 +19,14 @@ final class Exchange {
 
   private final ClientConnection client;
   private final Decision.Forward target;
-  private final byte[] request;
+  /** Kept only until the answer starts (to resend on a stale kept-alive connection). */
+  private byte[] request;
   private UpstreamConnection upstream;
   private boolean retried;
   private boolean headSent;
   private boolean ended;
+  /** The lease was kept until its TTL (the replica refused): nothing more to release. */
+  private boolean leaseSettled;
 
   Exchange(ClientConnection client, Decision.Forward target, byte[] request) {
     this.client = client;
@@ -42,9 +45,11 @@ final class Exchange {
 
   void onHead(ResponseFraming framing) {
     HttpHead head = framing.head();
+    request = null;
     if (framing.status() == 503 && ServeReason.REPLICA_AT_CAPACITY.value()
         .equals(head.header(SluiceHeaders.SERVE_REASON))) {
       target.lease().keepUntilTtl();
+      leaseSettled = true;
     }
     headSent = true;
     if (framing.body() == ResponseFraming.Body.UNTIL_CLOSE) {
@@ -65,7 +70,7 @@ final class Exchange {
       return;
     }
     ended = true;
-    target.lease().release();
+    releaseLease();
     client.forwardDone();
   }
 
@@ -82,7 +87,7 @@ final class Exchange {
       return;
     }
     ended = true;
-    target.lease().release();
+    releaseLease();
     if (headSent) {
       client.abort();  // the client sees a truncated answer, never a silently short one
     } else {
@@ -99,7 +104,14 @@ final class Exchange {
     if (upstream != null) {
       upstream.close();
     }
-    target.lease().release();
+    releaseLease();
+  }
+
+  private void releaseLease() {
+    if (!leaseSettled) {
+      leaseSettled = true;
+      target.lease().release();
+    }
   }
 
   void resumeUpstream() {
