@@ -3,8 +3,9 @@
 #   1. heap per open stream: 2,000 slow streams (itl 1000 ms) held open through the ingress;
 #   2. CPU per delivered token at a realistic pace (itl 20 ms = 50 tokens/s per stream, 1,000
 #      concurrent streams), through the ingress and directly against the replica.
-# Two node processes (replica node, ingress node) as in a real deployment; the load generator is
-# a third process. Prints one line per figure. Usage: docs/bench/stream-cost.sh [jar]
+# Two node processes (a replica node; an ingress node that also runs the control singletons, as
+# `sluice bench compare` does by default); the load generator is a third process. The ingress's
+# data path is SLUICE_INGRESS_DATA_PATH (splice unless set). Prints one line per figure. Usage: docs/bench/stream-cost.sh [jar]
 set -euo pipefail
 jar="${1:-deploy/target/sluice.jar}"
 work="$(mktemp -d)"
@@ -25,11 +26,12 @@ applications:
         engine_config: {type: simulated, ttft_ms: 0, itl_ms: $1, default_max_tokens: $2, max_num_seqs: 8192}
         deployment_config: {num_replicas: 1, max_ongoing_requests: 8192}
 YAML
-  SLUICE_REPLICA_PORT_RANGE=$replica SLUICE_ROUTER_PORT=-1 java -Xmx2g -jar "$jar" node --roles control,replica \
-    --host 127.0.0.1 --port "$remoting" --config "$work/app.yaml" > "$work/replica.log" 2>&1 &
+  SLUICE_REPLICA_PORT_RANGE=$replica SLUICE_INGRESS_PORT=-1 java -Xmx2g -jar "$jar" node --roles replica \
+    --host 127.0.0.1 --port "$remoting" > "$work/replica.log" 2>&1 &
   replica_pid=$!
-  SLUICE_INGRESS_PORT=$ingress java -Xmx2g -jar "$jar" node --roles ingress --host 127.0.0.1 --port 0 \
-    --seed-nodes "127.0.0.1:$remoting" > "$work/ingress.log" 2>&1 &
+  SLUICE_INGRESS_PORT=$ingress SLUICE_ROUTER_PORT=-1 java -Xmx2g -jar "$jar" node --roles control,ingress \
+    --host 127.0.0.1 --port 0 --seed-nodes "127.0.0.1:$remoting" --config "$work/app.yaml" \
+    > "$work/ingress.log" 2>&1 &
   ingress_pid=$!
   replica_url="http://127.0.0.1:$replica"; ingress_url="http://127.0.0.1:$ingress"
   for i in $(seq 1 120); do

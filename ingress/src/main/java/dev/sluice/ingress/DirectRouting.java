@@ -57,6 +57,15 @@ final class DirectRouting {
   }
 
   CompletionStage<Outcome> route(RouteRequest request) {
+    return route(request, executor);
+  }
+
+  /**
+   * Asks the router; the answer is turned into an outcome on {@code continuation} (the splice
+   * passes a direct executor: the mapping is cheap, and every thread hand-off on a saturated
+   * machine waits for a core).
+   */
+  CompletionStage<Outcome> route(RouteRequest request, Executor continuation) {
     String requestId = request.requestId();
     return AskPattern.<LLMRouter.Command, RouteResult>ask(router,
             replyTo -> new LLMRouter.Route(request, replyTo),
@@ -68,7 +77,7 @@ final class DirectRouting {
                     + " ms"));
           }
           return resolve(result, requestId);
-        }, executor);
+        }, continuation);
   }
 
   private Outcome resolve(RouteResult result, String requestId) {

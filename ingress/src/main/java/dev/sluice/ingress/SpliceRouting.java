@@ -96,7 +96,9 @@ final class SpliceRouting implements SpliceDispatcher {
       body = Optional.of(bytes.length <= limit ? ForwardedBody.whole(bytes)
           : new ForwardedBody(Arrays.copyOf(bytes, limit), bytes.length));
     }
-    return routing.route(new RouteRequest(requestId, session, body, routing.budgetMillis()))
+    // Router thread -> selector loop is the only hand-off: the answer is mapped where it lands.
+    return routing.route(new RouteRequest(requestId, session, body, routing.budgetMillis()),
+            Runnable::run)
         .thenApplyAsync(outcome -> {
           if (outcome instanceof DirectRouting.Refused refused) {
             return new Decision.Respond(refused.response());
@@ -105,7 +107,7 @@ final class SpliceRouting implements SpliceDispatcher {
           return new Decision.Forward(chosen.replica().host(), chosen.replica().port(),
               chosen.replica().id().toString(), requestId, List.<HeaderField>of(),
               chosen.lease());
-        }, executor);
+        }, Runnable::run);
   }
 
   @Override
