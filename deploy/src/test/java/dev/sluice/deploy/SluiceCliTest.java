@@ -3,6 +3,8 @@ package dev.sluice.deploy;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import com.typesafe.config.ConfigFactory;
+import dev.sluice.ingress.IngressSettings;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -27,6 +29,18 @@ class SluiceCliTest {
   void unknownRoleIsAUsageError() {
     assertThatThrownBy(() -> Role.parse("control,gpu"))
         .hasMessage("--roles: 'gpu' (expected: control, ingress, replica)");
+  }
+
+  @Test
+  void unknownRouterNodeOrDataPathIsNamed() {
+    assertThatThrownBy(() -> CompareTargets.RouterNode.parse("gpu"))
+        .hasMessage("--router-node: gpu (expected: ingress or replica)");
+    assertThatThrownBy(() -> IngressSettings.fromConfig(ConfigFactory.parseString(
+            "sluice.ingress.data-path = netty").withFallback(ConfigFactory.load())))
+        .hasMessage("sluice.ingress.data-path: netty (expected: splice or pekko-http)");
+    assertThatThrownBy(() -> IngressSettings.fromConfig(ConfigFactory.parseString(
+            "sluice.ingress.splice.threads = -1").withFallback(ConfigFactory.load())))
+        .hasMessageContaining("sluice.ingress.splice.threads: -1");
   }
 
   @Test
