@@ -83,7 +83,7 @@ final class EventLoop implements Executor, Runnable {
           SelectionKey key = selected.next();
           selected.remove();
           if (key.isValid()) {
-            ((Handler) key.attachment()).ready(key);
+            ready((Handler) key.attachment(), key);
           }
         }
         Runnable task;
@@ -114,6 +114,24 @@ final class EventLoop implements Executor, Runnable {
     for (SelectionKey key : selector.keys().toArray(new SelectionKey[0])) {
       if (key.isValid() && key.attachment() instanceof Handler handler) {
         handler.drain();
+      }
+    }
+  }
+
+  /**
+   * A failure in one connection's handling (a bug) closes that connection, releasing what it
+   * holds, and never stops the other streams on this loop.
+   */
+  private void ready(Handler handler, SelectionKey key) {
+    try {
+      handler.ready(key);
+    } catch (RuntimeException e) {
+      log.error("Splice loop {}: closing a connection after an unexpected failure",
+          thread.getName(), e);
+      try {
+        handler.closeNow();
+      } catch (RuntimeException again) {
+        log.error("Splice loop {}: closing failed too", thread.getName(), again);
       }
     }
   }

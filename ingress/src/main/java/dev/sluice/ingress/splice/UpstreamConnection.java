@@ -69,6 +69,8 @@ final class UpstreamConnection implements EventLoop.Handler {
       channel = SocketChannel.open();
       channel.configureBlocking(false);
       channel.setOption(StandardSocketOptions.TCP_NODELAY, true);
+      // Replica endpoints are advertised as addresses (sluice.replica.advertise-host); a name
+      // here would be resolved on this loop's thread.
       boolean connected = channel.connect(new InetSocketAddress(host, port));
       key = channel.register(loop.selector, connected ? 0 : SelectionKey.OP_CONNECT, this);
       if (connected) {
