@@ -4,6 +4,7 @@ import dev.sluice.core.http.ServeReason;
 import dev.sluice.core.http.SluiceHeaders;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
+import java.util.Locale;
 import java.util.Set;
 
 /**
@@ -126,7 +127,7 @@ final class Exchange {
         .append("\r\n");
     List<String> options = head.connectionOptions();
     for (HeaderField field : head.fields) {
-      String name = field.name().toLowerCase(java.util.Locale.ROOT);
+      String name = field.name().toLowerCase(Locale.ROOT);
       if (!REPLACED.contains(name) && !options.contains(name)) {
         text.append(field.name()).append(": ").append(field.value()).append("\r\n");
       }
@@ -144,16 +145,9 @@ final class Exchange {
     StringBuilder text = new StringBuilder(512);
     text.append(request.method()).append(' ').append(request.target()).append(" HTTP/1.1\r\n");
     text.append("host: ").append(target.host()).append(':').append(target.port()).append("\r\n");
-    List<String> options = new java.util.ArrayList<>();
+    List<String> options = HeaderField.connectionOptions(request.headers());
     for (HeaderField field : request.headers()) {
-      if (field.is("connection")) {
-        for (String option : field.value().split(",")) {
-          options.add(option.trim().toLowerCase(java.util.Locale.ROOT));
-        }
-      }
-    }
-    for (HeaderField field : request.headers()) {
-      String name = field.name().toLowerCase(java.util.Locale.ROOT);
+      String name = field.name().toLowerCase(Locale.ROOT);
       if (!HOP_BY_HOP.contains(name) && !options.contains(name)) {
         text.append(field.name()).append(": ").append(field.value()).append("\r\n");
       }

@@ -3,7 +3,6 @@ package dev.sluice.ingress.splice;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 
 /**
  * One HTTP/1.1 message head (request or response) as parsed from bytes: the start line split in
@@ -105,16 +104,8 @@ final class HttpHead {
     return length;
   }
 
-  /** Header names listed in Connection: hop-by-hop for this message only (RFC 9110 §7.6.1). */
+  /** Header names listed in Connection, lowercase. */
   List<String> connectionOptions() {
-    List<String> names = new ArrayList<>();
-    for (HeaderField field : fields) {
-      if (field.is("connection")) {
-        for (String part : field.value().split(",")) {
-          names.add(part.trim().toLowerCase(Locale.ROOT));
-        }
-      }
-    }
-    return names;
+    return HeaderField.connectionOptions(fields);
   }
 }
