@@ -81,7 +81,7 @@ final class ClientConnection implements EventLoop.Handler {
     append(buffer.array(), read);
     if (state == State.READING) {
       parse();
-    } else if (inLength > loop.settings.maxHeadBytes()) {
+    } else if (!wantsRead()) {
       interest(false, !out.isEmpty());  // a pipelining flood waits for the answer in flight
     }
   }
@@ -277,7 +277,7 @@ final class ClientConnection implements EventLoop.Handler {
       length = direct.remaining();
     }
     out.add(ByteBuffer.wrap(Arrays.copyOfRange(bytes, offset, offset + length)));
-    interest(state == State.READING || inLength <= loop.settings.maxHeadBytes(), true);
+    interest(wantsRead(), true);
     return false;
   }
 
@@ -295,12 +295,20 @@ final class ClientConnection implements EventLoop.Handler {
       gone();
       return;
     }
-    interest(true, false);
+    interest(wantsRead(), false);
     if (state == State.FORWARDING && exchange != null) {
       exchange.resumeUpstream();
     } else if (state == State.RESPONDING) {
       answered();
     }
+  }
+
+  /**
+   * Whether to read on: always between requests; while one is answered, only to notice the
+   * client leaving and to take a pipelined request up to one head's worth of bytes.
+   */
+  private boolean wantsRead() {
+    return state == State.READING || inLength <= loop.settings.maxHeadBytes();
   }
 
   private void interest(boolean read, boolean write) {

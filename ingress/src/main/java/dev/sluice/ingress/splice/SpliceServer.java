@@ -95,7 +95,8 @@ public final class SpliceServer implements AutoCloseable {
   private void hand(SocketChannel channel, SpliceDispatcher dispatcher) throws IOException {
     channel.configureBlocking(false);
     channel.setOption(StandardSocketOptions.TCP_NODELAY, true);
-    EventLoop loop = loops.get(next++ % loops.size());
+    EventLoop loop = loops.get(next);
+    next = (next + 1) % loops.size();
     connections.incrementAndGet();
     ClientConnection connection = new ClientConnection(loop, channel, dispatcher,
         connections::decrementAndGet);

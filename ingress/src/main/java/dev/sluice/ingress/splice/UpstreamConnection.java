@@ -192,7 +192,9 @@ final class UpstreamConnection implements EventLoop.Handler {
   private void finish(boolean clean) {
     Exchange done = exchange;
     exchange = null;
-    boolean reusable = clean && !framing.head().lists("connection", "close") && loop.running();
+    // Reused only after a whole request and a whole answer, nothing more, in either direction.
+    boolean reusable = clean && request == null
+        && !framing.head().lists("connection", "close") && loop.running();
     done.onComplete();
     if (state == State.CLOSED) {
       return;
