@@ -117,6 +117,9 @@ public final class SpliceServer implements AutoCloseable {
   /** Stops accepting; connections already open go on. */
   public CompletionStage<Void> unbind() {
     EventLoop first = loops.get(0);
+    if (!server.isOpen() || !first.running()) {
+      return CompletableFuture.completedFuture(null);
+    }
     CompletableFuture<Void> done = new CompletableFuture<>();
     first.execute(() -> {
       try {

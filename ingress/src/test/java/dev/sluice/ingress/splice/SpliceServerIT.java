@@ -385,6 +385,51 @@ class SpliceServerIT {
   }
 
   @Test
+  void shutdownLetsAnswersInFlightFinishAndRefusesNewClients() throws Exception {
+    CountDownLatch streaming = new CountDownLatch(1);
+    CountDownLatch finish = new CountDownLatch(1);
+    upstream.script = (request, headers, out, socket) -> {
+      out.write(ascii("HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n"));
+      out.write(chunk("data: first\n\n"));
+      out.flush();
+      streaming.countDown();
+      try {
+        finish.await();
+      } catch (InterruptedException e) {
+        return false;
+      }
+      out.write(chunk("data: last\n\n"));
+      out.write(ascii("0\r\n\r\n"));
+      out.flush();
+      return true;
+    };
+    try (Socket socket = client()) {
+      socket.getOutputStream().write(ascii(post("/v1/chat/completions", "{}")));
+      InputStream in = new BufferedInputStream(socket.getInputStream());
+      assertThat(RawHttp.line(in)).isEqualTo("HTTP/1.1 200 OK");
+      assertThat(streaming.await(5, TimeUnit.SECONDS)).isTrue();
+      Thread terminating = new Thread(() -> server.terminate(Duration.ofSeconds(20)));
+      terminating.start();
+      Await.until(Duration.ofSeconds(5), "the server stopped accepting", () -> {
+        try (Socket late = new Socket(InetAddress.getLoopbackAddress(),
+            server.localAddress().getPort())) {
+          return false;
+        } catch (IOException refused) {
+          return true;
+        }
+      });
+
+      finish.countDown();
+      assertThat(RawHttp.body(in, RawHttp.fields(in)))
+          .isEqualTo("data: first\n\ndata: last\n\n");
+      assertThat(in.read()).as("closed once its answer was written").isEqualTo(-1);
+      terminating.join(10_000);
+      assertThat(terminating.isAlive()).as("shutdown ended with the last answer").isFalse();
+    }
+    assertThat(leases.get(0).releases).hasValue(1);
+  }
+
+  @Test
   void idleClientConnectionsAreClosed() throws Exception {
     try (Socket socket = client()) {
       socket.setSoTimeout(5_000);
