@@ -3,8 +3,14 @@ package dev.sluice.ingress.splice;
 /**
  * Finds where a chunked body ends (RFC 9112 §7.1) without copying it: chunk data is skipped by
  * count, only the size lines, their CRLFs and the trailer section are looked at byte by byte.
+ * Given a {@link DataSink}, it also hands over the chunk data (to decode a request body).
  */
 final class ChunkedScanner {
+
+  /** Receives the data of each chunk, in order. */
+  interface DataSink {
+    void data(byte[] bytes, int offset, int length) throws MalformedHttpException;
+  }
 
   private enum State { SIZE, EXTENSION, SIZE_LF, DATA, DATA_CR, DATA_LF, TRAILER, TRAILER_LINE,
     TRAILER_LF, LAST_LF, DONE }
@@ -12,9 +18,18 @@ final class ChunkedScanner {
   /** Longest chunk size line we accept (digits), against overflow. */
   private static final int MAX_DIGITS = 15;
 
+  private final DataSink sink;
   private State state = State.SIZE;
   private long size;
   private int digits;
+
+  ChunkedScanner() {
+    this(null);
+  }
+
+  ChunkedScanner(DataSink sink) {
+    this.sink = sink;
+  }
 
   boolean done() {
     return state == State.DONE;
@@ -30,6 +45,9 @@ final class ChunkedScanner {
     while (i < end && state != State.DONE) {
       if (state == State.DATA) {
         int skip = (int) Math.min(size, end - i);
+        if (sink != null) {
+          sink.data(bytes, i, skip);
+        }
         i += skip;
         size -= skip;
         if (size == 0) {

@@ -36,6 +36,8 @@ final class ClientConnection implements EventLoop.Handler {
   private HttpHead head;
   private int headEnd;
   private long contentLength;
+  /** The body being decoded when the request is chunked. */
+  private ChunkedBody chunked;
   private boolean continueSent;
   private boolean closeAfterResponse;
   private final ArrayDeque<ByteBuffer> out = new ArrayDeque<>(2);
@@ -103,17 +105,24 @@ final class ClientConnection implements EventLoop.Handler {
     if (head == null && !parseHead()) {
       return;
     }
-    long available = inLength - headEnd;
-    if (available < contentLength) {
-      if (!continueSent && head.lists("expect", "100-continue")) {
-        continueSent = true;
-        write(CONTINUE, 0, CONTINUE.length);
+    byte[] body;
+    int end;
+    if (chunked != null) {
+      if (!scanChunks()) {
+        return;
       }
+      body = chunked.body();
+      end = headEnd + chunked.framedLength();
+      chunked = null;
+    } else if (inLength - headEnd < contentLength) {
+      sendContinue();
       return;
+    } else {
+      body = Arrays.copyOfRange(in, headEnd, headEnd + (int) contentLength);
+      end = headEnd + (int) contentLength;
     }
-    byte[] body = Arrays.copyOfRange(in, headEnd, headEnd + (int) contentLength);
     SpliceRequest request = new SpliceRequest(head.first, head.second, head.fields, body);
-    consume(headEnd + (int) contentLength);
+    consume(end);
     head = null;
     continueSent = false;
     state = State.DECIDING;
@@ -144,11 +153,16 @@ final class ClientConnection implements EventLoop.Handler {
             "Only HTTP/1.1 is served here, not " + head.third, null);
         return false;
       }
-      if (head.header("transfer-encoding") != null) {
-        reject(ApiError.Code.LENGTH_REQUIRED,
-            "Request bodies need a Content-Length (chunked request bodies are not accepted)",
-            null);
-        return false;
+      String encoding = head.header("transfer-encoding");
+      if (encoding != null) {
+        if (!encoding.equalsIgnoreCase("chunked") || head.header("content-length") != null) {
+          reject(ApiError.Code.INVALID_REQUEST, "Unsupported request framing: Transfer-Encoding "
+              + encoding + (head.header("content-length") != null
+                  ? " with a Content-Length" : "") + " (expected: chunked, or a Content-Length)",
+              null);
+          return false;
+        }
+        chunked = new ChunkedBody(loop.settings.maxBodyBytes());
       }
       long length = head.contentLength();
       contentLength = Math.max(0, length);
@@ -164,6 +178,30 @@ final class ClientConnection implements EventLoop.Handler {
     } catch (MalformedHttpException e) {
       reject(ApiError.Code.INVALID_REQUEST, "Malformed HTTP request: " + e.getMessage(), null);
       return false;
+    }
+  }
+
+  /** Decodes what arrived of a chunked body; true once it is complete. */
+  private boolean scanChunks() {
+    try {
+      if (chunked.scan(in, headEnd, inLength)) {
+        return true;
+      }
+    } catch (MalformedHttpException e) {
+      chunked = null;
+      boolean tooLarge = e instanceof ChunkedBody.TooLarge;
+      reject(tooLarge ? ApiError.Code.PAYLOAD_TOO_LARGE : ApiError.Code.INVALID_REQUEST,
+          tooLarge ? e.getMessage() : "Malformed chunked request body: " + e.getMessage(), null);
+      return false;
+    }
+    sendContinue();
+    return false;
+  }
+
+  private void sendContinue() {
+    if (!continueSent && head.lists("expect", "100-continue")) {
+      continueSent = true;
+      write(CONTINUE, 0, CONTINUE.length);
     }
   }
 

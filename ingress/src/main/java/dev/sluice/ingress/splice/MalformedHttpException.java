@@ -1,7 +1,7 @@
 package dev.sluice.ingress.splice;
 
 /** A message the splice cannot frame safely; the connection it came on is closed. */
-final class MalformedHttpException extends Exception {
+class MalformedHttpException extends Exception {
 
   MalformedHttpException(String message) {
     super(message, null, false, false);

@@ -165,6 +165,24 @@ class SpliceServerIT {
   }
 
   @Test
+  void aChunkedRequestBodyReachesTheReplicaWhole() throws Exception {
+    try (Socket socket = client()) {
+      socket.getOutputStream().write(ascii("POST /v1/completions HTTP/1.1\r\nhost: x\r\n"
+          + "transfer-encoding: chunked\r\n\r\n6\r\n{\"a\":1\r\n"));
+      socket.getOutputStream().flush();
+      socket.getOutputStream().write(ascii("1;ext=1\r\n}\r\n0\r\nx-trailer: t\r\n\r\n"
+          + "GET /local HTTP/1.1\r\nhost: x\r\n\r\n"));
+      InputStream in = new BufferedInputStream(socket.getInputStream());
+
+      assertThat(RawHttp.response(in).status()).isEqualTo(200);
+      assertThat(RawHttp.response(in).body()).isEqualTo("local answer");
+    }
+    String seen = upstream.requests.poll(5, TimeUnit.SECONDS);
+    assertThat(seen).contains("content-length=7").doesNotContain("transfer-encoding")
+        .endsWith("{\"a\":1}");
+  }
+
+  @Test
   void expectContinueGetsAContinueBeforeTheBodyIsSent() throws Exception {
     try (Socket socket = client()) {
       String body = "{\"x\":1}";
@@ -200,8 +218,16 @@ class SpliceServerIT {
 
     assertThat(rejected("GET /" + "a".repeat(5000) + " HTTP/1.1\r\n\r\n").status())
         .isEqualTo(431);
-    assertThat(rejected("POST /v1/completions HTTP/1.1\r\ntransfer-encoding: chunked\r\n\r\n")
-        .status()).isEqualTo(411);
+    assertThat(rejected("POST /v1/completions HTTP/1.1\r\ntransfer-encoding: gzip\r\n\r\n")
+        .body()).contains("Transfer-Encoding gzip");
+    assertThat(rejected("POST /v1/completions HTTP/1.1\r\ntransfer-encoding: chunked\r\n"
+        + "content-length: 3\r\n\r\n").status()).isEqualTo(400);
+    assertThat(rejected("POST /v1/completions HTTP/1.1\r\ntransfer-encoding: chunked\r\n\r\n"
+        + "zz\r\n").status()).isEqualTo(400);
+    String overLimit = Integer.toHexString(64 * 1024) + "\r\n" + "x".repeat(64 * 1024) + "\r\n"
+        + "1\r\nx\r\n";
+    assertThat(rejected("POST /v1/completions HTTP/1.1\r\ntransfer-encoding: chunked\r\n\r\n"
+        + overLimit).status()).isEqualTo(413);
     assertThat(rejected("GET / HTTP/1.0\r\n\r\n").status()).isEqualTo(505);
     RawHttp.Response smuggled = rejected("POST /v1/completions HTTP/1.1\r\ncontent-length: 1\r\n"
         + "content-length: 2\r\n\r\nab");
