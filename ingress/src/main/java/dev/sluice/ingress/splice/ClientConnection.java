@@ -12,6 +12,8 @@ import java.util.List;
 import org.apache.pekko.http.javadsl.model.ContentTypes;
 import org.apache.pekko.http.javadsl.model.HttpEntities;
 import org.apache.pekko.http.javadsl.model.HttpResponse;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * A client's HTTP/1.1 connection: reads one request at a time (head, then a Content-Length
@@ -22,6 +24,7 @@ final class ClientConnection implements EventLoop.Handler {
 
   private enum State { READING, DECIDING, FORWARDING, RESPONDING, CLOSED }
 
+  private static final Logger log = LoggerFactory.getLogger(ClientConnection.class);
   private static final byte[] CONTINUE =
       "HTTP/1.1 100 Continue\r\n\r\n".getBytes(StandardCharsets.ISO_8859_1);
 
@@ -255,6 +258,8 @@ final class ClientConnection implements EventLoop.Handler {
 
   void respondFailure(Decision.Forward target, SpliceDispatcher.UpstreamFailure failure,
       String detail) {
+    log.warn("Request {} to replica {} failed before its answer started ({}): {}",
+        target.requestId(), target.replicaId(), failure, detail);
     exchange = null;
     respond(dispatcher.upstreamFailed(target, failure, detail));
   }
