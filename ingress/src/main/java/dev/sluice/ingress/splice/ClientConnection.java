@@ -43,6 +43,8 @@ final class ClientConnection implements EventLoop.Handler {
   private ChunkedBody chunked;
   private boolean continueSent;
   private boolean closeAfterResponse;
+  /** The request in hand came as HTTP/1.0: answered here or refused, then the connection closes. */
+  private boolean http10;
   private final ArrayDeque<ByteBuffer> out = new ArrayDeque<>(2);
   private Exchange exchange;
   private long idleSince = System.nanoTime();
@@ -151,10 +153,15 @@ final class ClientConnection implements EventLoop.Handler {
     try {
       head = HttpHead.parse(in, end);
       headEnd = end;
-      if (!head.third.equals("HTTP/1.1")) {
+      http10 = head.third.equals("HTTP/1.0");
+      if (!http10 && !head.third.equals("HTTP/1.1")) {
         reject(ApiError.Code.HTTP_VERSION_NOT_SUPPORTED,
-            "Only HTTP/1.1 is served here, not " + head.third, null);
+            "Only HTTP/1.1 (and HTTP/1.0 for answers made here) is served, not " + head.third,
+            null);
         return false;
+      }
+      if (http10) {
+        closeAfterResponse = true;  // health checkers (HAProxy's httpchk) speak HTTP/1.0
       }
       String encoding = head.header("transfer-encoding");
       if (encoding != null) {
@@ -233,6 +240,14 @@ final class ClientConnection implements EventLoop.Handler {
       respond(respond.response());
     } else {
       Decision.Forward forward = (Decision.Forward) decision;
+      if (http10) {
+        forward.lease().release();
+        respond(HttpResponse.create().withStatus(505).withEntity(HttpEntities.create(
+            ContentTypes.APPLICATION_JSON, new ApiError(ApiError.Code.HTTP_VERSION_NOT_SUPPORTED,
+                "Completions stream with chunked transfer coding: send them with HTTP/1.1",
+                null).toJson())));
+        return;
+      }
       state = State.FORWARDING;
       exchange = new Exchange(this, forward, Exchange.upstreamRequest(request, forward));
       exchange.start();

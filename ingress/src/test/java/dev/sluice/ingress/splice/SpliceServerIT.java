@@ -183,6 +183,21 @@ class SpliceServerIT {
   }
 
   @Test
+  void http10HealthChecksAreAnsweredAndCompletionsNeedHttp11() throws Exception {
+    RawHttp.Response health = rejected("GET /local HTTP/1.0\r\n\r\n");
+    assertThat(health.status()).isEqualTo(200);
+    assertThat(health.body()).isEqualTo("local answer");
+
+    RawHttp.Response completion = rejected("POST /v1/completions HTTP/1.0\r\n"
+        + "content-length: 2\r\n\r\n{}");
+    assertThat(completion.status()).isEqualTo(505);
+    assertThat(completion.body()).contains("HTTP/1.1");
+    leases.get(0).awaitEnd();
+    assertThat(leases.get(0).releases).hasValue(1);
+    assertThat(upstream.connections).hasValue(0);
+  }
+
+  @Test
   void expectContinueGetsAContinueBeforeTheBodyIsSent() throws Exception {
     try (Socket socket = client()) {
       String body = "{\"x\":1}";
@@ -228,7 +243,7 @@ class SpliceServerIT {
         + "1\r\nx\r\n";
     assertThat(rejected("POST /v1/completions HTTP/1.1\r\ntransfer-encoding: chunked\r\n\r\n"
         + overLimit).status()).isEqualTo(413);
-    assertThat(rejected("GET / HTTP/1.0\r\n\r\n").status()).isEqualTo(505);
+    assertThat(rejected("GET / HTTP/2.0\r\n\r\n").status()).isEqualTo(505);
     RawHttp.Response smuggled = rejected("POST /v1/completions HTTP/1.1\r\ncontent-length: 1\r\n"
         + "content-length: 2\r\n\r\nab");
     assertThat(smuggled.status()).isEqualTo(400);
