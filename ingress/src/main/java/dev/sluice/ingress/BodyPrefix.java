@@ -61,11 +61,11 @@ final class BodyPrefix {
 
   /** What the router gets: the first {@code limit} bytes and the total length if known. */
   ForwardedBody forRouter() {
-    if (complete && prefix.size() <= limit) {
-      return ForwardedBody.whole(prefix.toArray());
+    if (complete) {
+      return ForwardedBody.cut(prefix.toArray(), limit);
     }
-    long total = complete ? prefix.size() : original.getContentLengthOption().orElse(-1);
-    return new ForwardedBody(prefix.take(limit).toArray(), total);
+    return new ForwardedBody(prefix.take(limit).toArray(),
+        original.getContentLengthOption().orElse(-1));
   }
 
   /** The whole body again, for the replica. */

@@ -21,7 +21,6 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.http.javadsl.Http;
-import org.apache.pekko.http.javadsl.model.ContentTypes;
 import org.apache.pekko.http.javadsl.model.HttpEntities;
 import org.apache.pekko.http.javadsl.model.HttpHeader;
 import org.apache.pekko.http.javadsl.model.HttpRequest;
@@ -230,11 +229,7 @@ final class DirectStreamingProxy {
           "replica " + replicaId + ": " + cause.getMessage().toLowerCase(Locale.ROOT));
     }
     system.log().warn("Upstream request {} to {} failed: {}", requestId, replicaId, cause.toString());
-    return HttpResponse.create().withStatus(502)
-        .addHeader(RawHeader.create(SluiceHeaders.REPLICA, replicaId))
-        .addHeader(RawHeader.create(SluiceHeaders.REQUEST_ID, requestId))
-        .withEntity(HttpEntities.create(ContentTypes.APPLICATION_JSON, new ApiError(
-            ApiError.Code.UPSTREAM_FAILED, "Replica " + replicaId + " failed: " + cause.getMessage(),
-            null).toJson()));
+    return ErrorResponses.upstream(ApiError.Code.UPSTREAM_FAILED,
+        "Replica " + replicaId + " failed: " + cause.getMessage(), requestId, replicaId);
   }
 }

@@ -20,4 +20,11 @@ final class ErrorResponses {
   static HttpResponse of(ApiError error, String requestId) {
     return of(error).addHeader(RawHeader.create(SluiceHeaders.REQUEST_ID, requestId));
   }
+
+  /** A chosen replica failed before its answer started (502, or 504 when it stayed silent). */
+  static HttpResponse upstream(ApiError.Code code, String message, String requestId,
+      String replicaId) {
+    return of(new ApiError(code, message, null), requestId)
+        .addHeader(RawHeader.create(SluiceHeaders.REPLICA, replicaId));
+  }
 }

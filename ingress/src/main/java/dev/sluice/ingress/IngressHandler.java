@@ -54,9 +54,8 @@ public final class IngressHandler implements Function<HttpRequest, CompletionSta
   @Override
   public CompletionStage<HttpResponse> apply(HttpRequest request) {
     String path = request.getUri().path();
-    String requestId = request.getHeader(SluiceHeaders.REQUEST_ID)
-        .map(HttpHeader::value).filter(v -> !v.isBlank())
-        .orElseGet(() -> UUID.randomUUID().toString());
+    String requestId = requestId(request.getHeader(SluiceHeaders.REQUEST_ID)
+        .map(HttpHeader::value).orElse(null));
     boolean completion = path.equals("/v1/chat/completions") || path.equals("/v1/completions");
     if (completion && request.method().equals(HttpMethods.POST)) {
       return direct ? proxy.forward(request, requestId)
@@ -84,6 +83,11 @@ public final class IngressHandler implements Function<HttpRequest, CompletionSta
     }
     return CompletableFuture.completedFuture(
         response.addHeader(RawHeader.create(SluiceHeaders.REQUEST_ID, requestId)));
+  }
+
+  /** The client's {@code x-request-id} (null or blank: not sent), else a new UUID. */
+  static String requestId(String sent) {
+    return sent == null || sent.isBlank() ? UUID.randomUUID().toString() : sent;
   }
 
   private static boolean isLocalPath(String path) {

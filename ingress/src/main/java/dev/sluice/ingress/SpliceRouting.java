@@ -9,10 +9,8 @@ import dev.sluice.ingress.splice.HeaderField;
 import dev.sluice.ingress.splice.SpliceDispatcher;
 import dev.sluice.ingress.splice.SpliceRequest;
 import dev.sluice.router.RouteRequest;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
-import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
@@ -51,8 +49,7 @@ final class SpliceRouting implements SpliceDispatcher {
 
   @Override
   public CompletionStage<Decision> decide(SpliceRequest request) {
-    String requestId = Optional.ofNullable(request.header(SluiceHeaders.REQUEST_ID))
-        .filter(id -> !id.isBlank()).orElseGet(() -> UUID.randomUUID().toString());
+    String requestId = IngressHandler.requestId(request.header(SluiceHeaders.REQUEST_ID));
     String path = request.path();
     if (request.method().equals("POST")
         && (path.equals("/v1/chat/completions") || path.equals("/v1/completions"))) {
@@ -91,10 +88,7 @@ final class SpliceRouting implements SpliceDispatcher {
     }
     Optional<ForwardedBody> body = Optional.empty();
     if (settings.forwardBody()) {
-      byte[] bytes = request.body();
-      int limit = settings.forwardBodyLimit();
-      body = Optional.of(bytes.length <= limit ? ForwardedBody.whole(bytes)
-          : new ForwardedBody(Arrays.copyOf(bytes, limit), bytes.length));
+      body = Optional.of(ForwardedBody.cut(request.body(), settings.forwardBodyLimit()));
     }
     // Router thread -> selector loop is the only hand-off: the answer is mapped where it lands.
     return routing.route(new RouteRequest(requestId, session, body, routing.budgetMillis()),
@@ -125,7 +119,6 @@ final class SpliceRouting implements SpliceDispatcher {
   }
 
   private static HttpResponse failed(ApiError.Code code, String message, Decision.Forward target) {
-    return ErrorResponses.of(new ApiError(code, message, null), target.requestId())
-        .addHeader(RawHeader.create(SluiceHeaders.REPLICA, target.replicaId()));
+    return ErrorResponses.upstream(code, message, target.requestId(), target.replicaId());
   }
 }

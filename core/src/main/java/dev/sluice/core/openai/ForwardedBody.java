@@ -18,6 +18,12 @@ public record ForwardedBody(byte[] bytes, long totalLength) implements ClusterMe
     return new ForwardedBody(bytes, bytes.length);
   }
 
+  /** A whole body as the router gets it: itself up to {@code limit} bytes, else cut there. */
+  public static ForwardedBody cut(byte[] body, int limit) {
+    return body.length <= limit ? whole(body)
+        : new ForwardedBody(java.util.Arrays.copyOf(body, limit), body.length);
+  }
+
   public boolean truncated() {
     return totalLength != bytes.length;
   }

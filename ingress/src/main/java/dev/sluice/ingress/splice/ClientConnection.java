@@ -72,11 +72,9 @@ final class ClientConnection implements EventLoop.Handler {
   }
 
   private void read() {
-    ByteBuffer buffer = loop.readBuffer;
-    buffer.clear();
     int read;
     try {
-      read = channel.read(buffer);
+      read = loop.read(channel);
     } catch (IOException e) {
       gone();
       return;
@@ -85,7 +83,7 @@ final class ClientConnection implements EventLoop.Handler {
       gone();
       return;
     }
-    append(buffer.array(), read);
+    append(loop.readBuffer.array(), read);
     if (state == State.READING) {
       parse();
     } else if (!wantsRead()) {

@@ -164,6 +164,12 @@ final class EventLoop implements Executor, Runnable {
     }
   }
 
+  /** Reads what {@code channel} has into {@link #readBuffer} (cleared first); -1 at its end. */
+  int read(java.nio.channels.SocketChannel channel) throws IOException {
+    readBuffer.clear();
+    return channel.read(readBuffer);
+  }
+
   boolean running() {
     return running;
   }

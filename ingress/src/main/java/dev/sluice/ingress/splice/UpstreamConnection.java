@@ -47,11 +47,6 @@ final class UpstreamConnection implements EventLoop.Handler {
     return state == State.IDLE && channel.isOpen();
   }
 
-  /** Whether this connection already served a request (so it may have gone stale). */
-  boolean reused() {
-    return reused;
-  }
-
   /** Sends {@code bytes} (a whole request) for {@code owner}, which gets the answer. */
   void send(Exchange owner, byte[] bytes) {
     this.exchange = owner;
@@ -127,11 +122,9 @@ final class UpstreamConnection implements EventLoop.Handler {
   }
 
   private void read() {
-    ByteBuffer buffer = loop.readBuffer;
-    buffer.clear();
     int read;
     try {
-      read = channel.read(buffer);
+      read = loop.read(channel);
     } catch (IOException e) {
       endOfInput(describe(e));
       return;
@@ -144,7 +137,7 @@ final class UpstreamConnection implements EventLoop.Handler {
         return;
       }
       anyByte = true;
-      process(buffer.array(), read);
+      process(loop.readBuffer.array(), read);
     }
   }
 

@@ -42,8 +42,4 @@ final class UpstreamPool {
       }
     }
   }
-
-  int idleCount() {
-    return idle.values().stream().mapToInt(ArrayDeque::size).sum();
-  }
 }
