@@ -45,10 +45,6 @@ final class CompareCommand implements Callable<Integer> {
           + "the ingress node, a local ask) or replica (every route crosses nodes).")
   String routerNode;
 
-  @Option(names = "--data-path", defaultValue = "splice", paramLabel = "splice|pekko-http",
-      description = "The direct ingress's data path (default splice).")
-  String dataPath;
-
   @Option(names = "--chart", defaultValue = "bench-compare.png", paramLabel = "FILE",
       description = "PNG chart of the distributions (default: bench-compare.png).")
   Path chart;
@@ -64,7 +60,7 @@ final class CompareCommand implements Callable<Integer> {
     }
     int maxTokens = Integer.parseInt(options.maxTokens.split("-")[0].replace("exp:", ""));
     CompareTargets started = targets == null ? CompareTargets.start(ttftMs, itlMs, maxTokens,
-        CompareTargets.RouterNode.parse(routerNode), dataPath)
+        CompareTargets.RouterNode.parse(routerNode))
         : null;
     try {
       List<URI> urls = started == null ? targets

@@ -56,10 +56,10 @@ final class CompareTargets implements AutoCloseable {
    * Two processes, as in a real deployment: a replica node (the simulated replica and its
    * endpoint, the limit), and an ingress node serving both paths, so that relayed tokens really
    * cross nodes (Artery and the Kryo serializer) as direct tokens cross HTTP. The control role
-   * goes where {@code routerNode} says; {@code dataPath} is the direct ingress's data path.
+   * goes where {@code routerNode} says.
    */
-  static CompareTargets start(int ttftMs, int itlMs, int maxTokens, RouterNode routerNode,
-      String dataPath) throws Exception {
+  static CompareTargets start(int ttftMs, int itlMs, int maxTokens, RouterNode routerNode)
+      throws Exception {
     int replica = freePort();
     int direct = freePort();
     int relayed = freePort();
@@ -89,12 +89,10 @@ final class CompareTargets implements AutoCloseable {
             "--config", config.toString())
         : node("ingress", "--port", "0", "--seed-nodes", "127.0.0.1:" + remoting);
     ingress.environment().put("SLUICE_ROUTER_PORT", "-1");
-    ingress.environment().put("SLUICE_INGRESS_DATA_PATH", dataPath);
     ingress.environment().put("SLUICE_INGRESS_PORT", String.valueOf(direct));
     ingress.environment().put("SLUICE_INGRESS_RELAYED_PORT", String.valueOf(relayed));
     System.err.println("Starting the targets (a replica node and an ingress node, router on the "
-        + routerNode.name().toLowerCase(java.util.Locale.ROOT) + " node, data path " + dataPath
-        + ", log: " + log + ")...");
+        + routerNode.name().toLowerCase(java.util.Locale.ROOT) + " node, log: " + log + ")...");
     List<Process> started = new java.util.ArrayList<>();
     for (ProcessBuilder builder : List.of(replicas, ingress)) {
       builder.redirectErrorStream(true)

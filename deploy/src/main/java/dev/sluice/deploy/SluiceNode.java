@@ -9,6 +9,7 @@ import dev.sluice.controller.Controller;
 import dev.sluice.controller.ControllerSettings;
 import dev.sluice.core.ReplicaSetView;
 import dev.sluice.core.config.ApplicationsConfig;
+import dev.sluice.core.http.ClusterToken;
 import dev.sluice.core.metrics.SluiceMetrics;
 import dev.sluice.ingress.IngressBinding;
 import dev.sluice.ingress.IngressServer;
@@ -95,29 +96,38 @@ public final class SluiceNode implements AutoCloseable {
                   "controller")
               .withStopMessage(Controller.Stop.INSTANCE)
               .withSettings(controlRole())));
+      boolean clusterToken = ClusterToken.fromConfig(config).enabled();
       if (options.has(Role.REPLICA)) {
+        Exposure.warnInternal("every replica endpoint", Exposure.replicaBindHost(config),
+            clusterToken);
         String host = config.getString("pekko.remote.artery.canonical.hostname");
         spawn(NodeAgent.create(ReplicaNodeSettings.fromConfig(config, host)), "node-agent");
       }
       this.routerBinding = options.has(Role.CONTROL)
           ? bindRouter(routerSettings) : Optional.empty();
+      if (routerBinding.isPresent()) {
+        Exposure.warnInternal("the router's /internal/route", routerSettings.httpHost(),
+            clusterToken);
+      }
       if (options.has(Role.INGRESS)) {
         IngressSettings settings = IngressSettings.fromConfig(config);
         spawn(ReplicaDirectory.create(ingressView), "replica-directory");
         IngressBinding binding = await(IngressServer.start(system, router, settings, ingressView,
-            Optional.of(capacityQueue)));
+            Optional.of(capacityQueue), FatalErrors::exitNode));
         binding.addToCoordinatedShutdown(UNBIND_DEADLINE, system);
         this.ingressBinding = Optional.of(binding);
-        log.info("Ingress listening on {}; direct streaming {}", binding.localAddress(),
+        log.info("Ingress listening on {}; direct streaming {}; {}", binding.localAddress(),
             settings.directStreaming()
-                ? "ON: the LLMRouter only picks, tokens flow replica -> ingress -> client ("
-                    + settings.dataPath().name().toLowerCase(java.util.Locale.ROOT) + ")"
-                : "OFF: relayed path (router reserves, replica actor streams tokens back)");
+                ? "ON: the LLMRouter only picks, tokens flow replica -> ingress -> client (splice)"
+                : "OFF: relayed path (router reserves, replica actor streams tokens back)",
+            settings.apiKeys().enabled()
+                ? settings.apiKeys().size() + " API keys accepted" : "no API key needed");
+        Exposure.warnIngress(settings.host(), settings.apiKeys().enabled());
         int relayedPort = config.getInt("sluice.ingress.relayed-port");
         if (relayedPort >= 0) {
           IngressBinding relayed = await(IngressServer.start(system, router,
               settings.withDirectStreaming(false, relayedPort), ingressView,
-              Optional.of(capacityQueue)));
+              Optional.of(capacityQueue), FatalErrors::exitNode));
           relayed.addToCoordinatedShutdown(UNBIND_DEADLINE, system);
           this.relayedBinding = Optional.of(relayed);
           log.info("Relayed-path ingress listening on {}", relayed.localAddress());

@@ -78,7 +78,8 @@ class CapacityQueueIT {
     List<Integer> ports = new ArrayList<>(List.of(node.ingressPort().orElseThrow()));
     for (int i = 0; i < 2; i++) {
       IngressBinding binding = IngressServer.start(node.system(), node.router(), settings,
-          node.ingressView(), Optional.of(node.capacityQueue())).toCompletableFuture().get();
+          node.ingressView(), Optional.of(node.capacityQueue()), fatal -> { })
+          .toCompletableFuture().get();
       binding.addToCoordinatedShutdown(Duration.ofSeconds(1), node.system());
       ports.add(binding.localAddress().getPort());
     }

@@ -8,6 +8,6 @@ class DirectFailClosedIT extends FailClosedSuite {
 
   @Override
   Config pathConfig() {
-    return ConfigFactory.parseString("sluice.ingress { direct-streaming = on, data-path = splice }");
+    return ConfigFactory.parseString("sluice.ingress { direct-streaming = on }");
   }
 }

@@ -8,7 +8,7 @@ class DirectStreamingIT extends IngressSuite {
 
   @Override
   Config pathConfig() {
-    return ConfigFactory.parseString("sluice.ingress { direct-streaming = on, data-path = splice }");
+    return ConfigFactory.parseString("sluice.ingress { direct-streaming = on }");
   }
 
   @Override

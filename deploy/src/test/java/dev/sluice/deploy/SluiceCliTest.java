@@ -37,7 +37,7 @@ class SluiceCliTest {
         .hasMessage("--router-node: gpu (expected: ingress or replica)");
     assertThatThrownBy(() -> IngressSettings.fromConfig(ConfigFactory.parseString(
             "sluice.ingress.data-path = netty").withFallback(ConfigFactory.load())))
-        .hasMessage("sluice.ingress.data-path: netty (expected: splice or pekko-http)");
+        .hasMessageStartingWith("sluice.ingress.data-path: removed; the splice is the only");
     assertThatThrownBy(() -> IngressSettings.fromConfig(ConfigFactory.parseString(
             "sluice.ingress.splice.threads = -1").withFallback(ConfigFactory.load())))
         .hasMessageContaining("sluice.ingress.splice.threads: -1");

@@ -4,28 +4,30 @@ import dev.sluice.capacity.CapacityQueue;
 import dev.sluice.core.ReplicaInfo;
 import dev.sluice.core.ReplicaSetView;
 import dev.sluice.core.http.ServeReason;
+import dev.sluice.ingress.edge.Answer;
+import dev.sluice.ingress.edge.Answers;
 import dev.sluice.router.LLMRouter;
 import dev.sluice.router.RouteRequest;
 import dev.sluice.router.RouteResult;
+import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.actor.typed.javadsl.AskPattern;
-import org.apache.pekko.http.javadsl.model.HttpResponse;
 
 /**
- * The control step of direct streaming, shared by both data paths: ask the router singleton for a
- * replica and resolve it in this ingress's replica set, or say (fail closed) why not.
+ * The control step of direct streaming: ask the router singleton for a replica and resolve it in
+ * this ingress's replica set, or say (fail closed) why not.
  */
 final class DirectRouting {
 
   /** The router's pick, or the answer to give instead. */
   sealed interface Outcome {}
 
-  /** Routing failed: answer with {@code response} (fail closed). */
-  record Refused(HttpResponse response) implements Outcome {}
+  /** Routing failed: answer with {@code answer} (fail closed). */
+  record Refused(Answer answer) implements Outcome {}
 
   /** Send the request to {@code replica}; release {@code lease} when its answer ends. */
   record Chosen(ReplicaInfo replica, LeaseRelease lease) implements Outcome {}
@@ -33,31 +35,16 @@ final class DirectRouting {
   private final ActorSystem<?> system;
   private final ActorRef<LLMRouter.Command> router;
   private final ReplicaSetView view;
-  private final IngressSettings settings;
+  private final Duration routeTimeout;
   private final Optional<ActorRef<CapacityQueue.Command>> queue;
-  /** Pekko's CompletionStages run even plain continuations on the common pool: use this. */
-  private final Executor executor;
-  private final long budgetMillis;
 
   DirectRouting(ActorSystem<?> system, ActorRef<LLMRouter.Command> router, ReplicaSetView view,
-      IngressSettings settings, Optional<ActorRef<CapacityQueue.Command>> queue) {
+      Duration routeTimeout, Optional<ActorRef<CapacityQueue.Command>> queue) {
     this.system = system;
     this.router = router;
     this.view = view;
-    this.settings = settings;
+    this.routeTimeout = routeTimeout;
     this.queue = queue;
-    this.executor = system.executionContext();
-    // The router must answer (even "capacity exhausted") before this ingress gives up on it.
-    this.budgetMillis = Math.max(1, settings.routeTimeout().toMillis() * 9 / 10);
-  }
-
-  /** The budget the router gets to answer within. */
-  long budgetMillis() {
-    return budgetMillis;
-  }
-
-  CompletionStage<Outcome> route(RouteRequest request) {
-    return route(request, executor);
   }
 
   /**
@@ -68,13 +55,11 @@ final class DirectRouting {
   CompletionStage<Outcome> route(RouteRequest request, Executor continuation) {
     String requestId = request.requestId();
     return AskPattern.<LLMRouter.Command, RouteResult>ask(router,
-            replyTo -> new LLMRouter.Route(request, replyTo),
-            settings.routeTimeout(), system.scheduler())
+            replyTo -> new LLMRouter.Route(request, replyTo), routeTimeout, system.scheduler())
         .handleAsync((result, failure) -> {
           if (failure != null) {
-            return new Refused(FailClosed.response(ServeReason.ROUTER_UNREACHABLE, requestId,
-                "no answer from the router within " + settings.routeTimeout().toMillis()
-                    + " ms"));
+            return new Refused(Answers.failClosed(ServeReason.ROUTER_UNREACHABLE, requestId,
+                "no answer from the router within " + routeTimeout.toMillis() + " ms"));
           }
           return resolve(result, requestId);
         }, continuation);
@@ -82,7 +67,7 @@ final class DirectRouting {
 
   private Outcome resolve(RouteResult result, String requestId) {
     if (result instanceof RouteResult.NotRouted notRouted) {
-      return new Refused(FailClosed.response(notRouted.reason(), requestId, notRouted.detail()));
+      return new Refused(Answers.failClosed(notRouted.reason(), requestId, notRouted.detail()));
     }
     RouteResult.Routed routed = (RouteResult.Routed) result;
     String replicaId = routed.replica().id().toString();
@@ -91,7 +76,7 @@ final class DirectRouting {
     Optional<ReplicaInfo> known = view.replica(replicaId);
     if (known.isEmpty()) {
       lease.release();
-      return new Refused(FailClosed.response(ServeReason.UNKNOWN_REPLICA_ID, requestId,
+      return new Refused(Answers.failClosed(ServeReason.UNKNOWN_REPLICA_ID, requestId,
           "replica " + replicaId + " is not in this ingress's replica set yet"));
     }
     return new Chosen(known.get(), lease);

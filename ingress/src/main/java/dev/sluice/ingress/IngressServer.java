@@ -8,13 +8,14 @@ import java.io.IOException;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.function.Consumer;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.http.javadsl.Http;
 
 /**
  * Starts the ingress's HTTP server: the splice (bytes from the replica's socket to the client's)
- * for direct streaming, or Pekko HTTP for the relayed path and the {@code pekko-http} data path.
+ * for direct streaming, or Pekko HTTP for the relayed path.
  */
 public final class IngressServer {
 
@@ -23,28 +24,25 @@ public final class IngressServer {
   /**
    * Binds the ingress. {@code view} is the ingress's knowledge of replicas (kept current by a
    * {@link ReplicaDirectory}); {@code queue} is the CapacityQueue, whose leases this ingress
-   * releases when streams end.
+   * releases when streams end; {@code onFatal} gets an {@link Error} that stopped one of the
+   * splice's selector threads (the node should then end).
    */
   public static CompletionStage<IngressBinding> start(ActorSystem<?> system,
       ActorRef<LLMRouter.Command> router, IngressSettings settings, ReplicaSetView view,
-      Optional<ActorRef<CapacityQueue.Command>> queue) {
-    IngressHandler handler = new IngressHandler(system, router, view, settings, queue);
-    if (settings.directStreaming() && settings.dataPath() == IngressSettings.DataPath.SPLICE) {
-      SpliceRouting routing = new SpliceRouting(system,
-          new DirectRouting(system, router, view, settings, queue), handler, settings);
-      try {
-        return CompletableFuture.completedFuture(IngressBinding.of(SpliceServer.bind(
-            settings.host(), settings.port(), settings.splice(), routing)));
-      } catch (IOException e) {
-        return CompletableFuture.failedFuture(e);
-      }
+      Optional<ActorRef<CapacityQueue.Command>> queue, Consumer<Throwable> onFatal) {
+    if (!settings.directStreaming()) {
+      return Http.get(system).newServerAt(settings.host(), settings.port())
+          .bind(new IngressHandler(system, router, view, settings))
+          .thenApply(IngressBinding::of);
     }
-    return Http.get(system).newServerAt(settings.host(), settings.port()).bind(handler)
-        .thenApply(IngressBinding::of);
-  }
-
-  public static CompletionStage<IngressBinding> start(ActorSystem<?> system,
-      ActorRef<LLMRouter.Command> router, IngressSettings settings, ReplicaSetView view) {
-    return start(system, router, settings, view, Optional.empty());
+    SpliceRouting routing = new SpliceRouting(
+        new DirectRouting(system, router, view, settings.routeTimeout(), queue),
+        new LocalRoutes(view), settings.edgePolicy());
+    try {
+      return CompletableFuture.completedFuture(IngressBinding.of(SpliceServer.bind(
+          settings.host(), settings.port(), settings.splice(), routing, onFatal)));
+    } catch (IOException e) {
+      return CompletableFuture.failedFuture(e);
+    }
   }
 }

@@ -1,21 +1,29 @@
 package dev.sluice.ingress;
 
 import com.typesafe.config.Config;
+import com.typesafe.config.ConfigValueType;
+import dev.sluice.core.http.ClusterToken;
+import dev.sluice.ingress.edge.ApiKeys;
+import dev.sluice.ingress.edge.EdgePolicy;
 import dev.sluice.ingress.splice.SpliceSettings;
+import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
 
 /**
  * Settings of the ingress, read once from {@code sluice.ingress}.
  *
  * @param routeTimeout how long to wait for the router's pick before failing closed
- * @param maxConnectionsPerReplica pooled keep-alive connections per replica endpoint
- * @param maxOpenRequestsPerReplica requests that may wait for or use those connections (power of 2)
- * @param directStreaming on: tokens flow replica -> ingress as bytes; off: the relayed path
- * @param dataPath how direct-streaming bytes cross this ingress (splice or Pekko HTTP)
+ * @param directStreaming on: tokens flow replica -> ingress as bytes (the splice); off: the
+ *     relayed path
  * @param splice settings of the splice data path
- * @param maxRequestBytes largest body the relayed path reads (413 beyond)
+ * @param maxRequestBytes largest request body (413 beyond)
  * @param forwardBody whether the body (up to {@code forwardBodyLimit} bytes) goes to the router
- *     for body-aware policies; off, the body is not read before routing
+ *     for body-aware policies; off, the router sees no body
+ * @param apiKeys the keys clients must send (none: no key needed)
+ * @param clusterToken the secret sent to replicas' internal endpoints
  */
 public record IngressSettings(
     String host,
@@ -23,32 +31,12 @@ public record IngressSettings(
     Duration routeTimeout,
     String sessionHeader,
     boolean directStreaming,
-    int maxConnectionsPerReplica,
-    int maxOpenRequestsPerReplica,
-    Duration upstreamConnectTimeout,
-    Duration upstreamIdleTimeout,
     boolean forwardBody,
     int forwardBodyLimit,
     long maxRequestBytes,
-    DataPath dataPath,
-    SpliceSettings splice) {
-
-  /** How direct-streaming bytes cross the ingress. */
-  public enum DataPath {
-    /** Selector threads copy the replica's bytes to the client's socket (the default). */
-    SPLICE,
-    /** Pekko HTTP server and client streams (the first implementation, kept to compare). */
-    PEKKO_HTTP;
-
-    static DataPath parse(String value) {
-      return switch (value) {
-        case "splice" -> SPLICE;
-        case "pekko-http" -> PEKKO_HTTP;
-        default -> throw new IllegalArgumentException("sluice.ingress.data-path: " + value
-            + " (expected: splice or pekko-http)");
-      };
-    }
-  }
+    SpliceSettings splice,
+    ApiKeys apiKeys,
+    ClusterToken clusterToken) {
 
   private static int forwardBodyLimit(Config config) {
     long limit = config.getBytes("forward-body-limit");
@@ -61,38 +49,55 @@ public record IngressSettings(
 
   /** The same settings with another mode (an extra ingress on the relayed path, say). */
   public IngressSettings withDirectStreaming(boolean on, int newPort) {
-    return new IngressSettings(host, newPort, routeTimeout, sessionHeader, on,
-        maxConnectionsPerReplica, maxOpenRequestsPerReplica, upstreamConnectTimeout,
-        upstreamIdleTimeout, forwardBody, forwardBodyLimit, maxRequestBytes, dataPath, splice);
+    return new IngressSettings(host, newPort, routeTimeout, sessionHeader, on, forwardBody,
+        forwardBodyLimit, maxRequestBytes, splice, apiKeys, clusterToken);
+  }
+
+  /** The same settings with these API keys. */
+  public IngressSettings withApiKeys(ApiKeys keys) {
+    return new IngressSettings(host, port, routeTimeout, sessionHeader, directStreaming,
+        forwardBody, forwardBodyLimit, maxRequestBytes, splice, keys, clusterToken);
+  }
+
+  /** The edge policy every data path of this ingress follows. */
+  public EdgePolicy edgePolicy() {
+    return new EdgePolicy(sessionHeader, routeTimeout, forwardBody, forwardBodyLimit, apiKeys,
+        clusterToken);
   }
 
   public static IngressSettings fromConfig(Config root) {
     Config config = root.getConfig("sluice.ingress");
-    boolean direct = config.getBoolean("direct-streaming");
-    int maxOpen = config.getInt("upstream.max-open-requests");
-    if (maxOpen < 1 || Integer.bitCount(maxOpen) != 1) {
-      throw new IllegalArgumentException("sluice.ingress.upstream.max-open-requests: " + maxOpen
-          + " (expected: a power of 2)");
-    }
-    int maxConnections = config.getInt("upstream.max-connections");
-    if (maxConnections < 1) {
-      throw new IllegalArgumentException("sluice.ingress.upstream.max-connections: "
-          + maxConnections + " (expected: >= 1)");
+    if (config.hasPath("data-path")) {
+      throw new IllegalArgumentException("sluice.ingress.data-path: removed; the splice is the "
+          + "only direct-streaming data path (the Pekko HTTP one was several times slower and a "
+          + "second parser to harden: see docs/BENCHMARKS.md)");
     }
     return new IngressSettings(
         config.getString("host"),
         config.getInt("port"),
         config.getDuration("route-timeout"),
         config.getString("session-header"),
-        direct,
-        maxConnections,
-        maxOpen,
-        config.getDuration("upstream.connect-timeout"),
-        config.getDuration("upstream.idle-timeout"),
+        config.getBoolean("direct-streaming"),
         config.getBoolean("forward-body"),
         forwardBodyLimit(config),
         config.getBytes("max-request-bytes"),
-        DataPath.parse(config.getString("data-path")),
-        SpliceSettings.fromConfig(root));
+        SpliceSettings.fromConfig(root),
+        apiKeys(config),
+        ClusterToken.fromConfig(root));
+  }
+
+  /** {@code api-keys} (a list or one comma-separated string) plus the keys file, if any. */
+  private static ApiKeys apiKeys(Config config) {
+    List<String> keys = new ArrayList<>();
+    if (config.getValue("api-keys").valueType() == ConfigValueType.LIST) {
+      keys.addAll(config.getStringList("api-keys"));
+    } else {
+      keys.addAll(Arrays.asList(config.getString("api-keys").split(",")));
+    }
+    String file = config.getString("api-keys-file");
+    if (!file.isBlank()) {
+      keys.addAll(ApiKeys.readFile(Path.of(file)));
+    }
+    return ApiKeys.of(keys);
   }
 }

@@ -7,12 +7,13 @@ import dev.sluice.core.http.ApiError;
 import dev.sluice.core.http.ServeReason;
 import dev.sluice.core.http.SluiceHeaders;
 import dev.sluice.core.openai.CompletionRequest;
-import dev.sluice.core.openai.ForwardedBody;
 import dev.sluice.core.openai.SseFrames;
 import dev.sluice.core.relay.Generate;
 import dev.sluice.core.relay.GenerateReply;
+import dev.sluice.ingress.edge.Answers;
+import dev.sluice.ingress.edge.EdgePolicy;
+import dev.sluice.ingress.edge.UpstreamFailure;
 import dev.sluice.router.LLMRouter;
-import dev.sluice.router.RouteRequest;
 import dev.sluice.router.RouterClient;
 import dev.sluice.router.RoutingException;
 import dev.sluice.router.Selection;
@@ -47,6 +48,9 @@ import org.apache.pekko.util.ByteString;
  */
 final class RelayedPath {
 
+  private static final org.slf4j.Logger log =
+      org.slf4j.LoggerFactory.getLogger(RelayedPath.class);
+
   private final ActorSystem<?> system;
   private final RouterClient router;
   private final ReplicaSetView view;
@@ -54,14 +58,14 @@ final class RelayedPath {
   private final Materializer materializer;
   private final Executor executor;
   private final ActorRefResolver resolver;
-  private final long routeBudgetMillis;
+  private final EdgePolicy edge;
 
   RelayedPath(ActorSystem<?> system, ActorRef<LLMRouter.Command> router, ReplicaSetView view,
-      IngressSettings settings) {
+      IngressSettings settings, EdgePolicy edge) {
     this.system = system;
-    this.routeBudgetMillis = Math.max(1, settings.routeTimeout().toMillis() * 9 / 10);
+    this.edge = edge;
     this.router = new RouterClient(system, router,
-        java.time.Duration.ofMillis(routeBudgetMillis));
+        java.time.Duration.ofMillis(edge.routeBudgetMillis()));
     this.view = view;
     this.settings = settings;
     this.materializer = Materializer.matFromSystem(system);
@@ -71,26 +75,13 @@ final class RelayedPath {
 
   CompletionStage<HttpResponse> forward(HttpRequest request, String requestId,
       CompletionRequest.Kind kind) {
-    Optional<String> session = Optional.empty();
-    for (HttpHeader header : request.getHeaders()) {
-      if (SluiceHeaders.sameHeader(settings.sessionHeader(), header.name())) {
-        session = Optional.of(header.value());
-        break;
-      }
-    }
-    Optional<String> sessionId = session;
+    Optional<String> session = edge.sessionId(request.getHeaders(), HttpHeader::name,
+        HttpHeader::value);
     return request.entity().toStrict(settings.routeTimeout().toMillis(),
             settings.maxRequestBytes(), materializer)
         .thenComposeAsync(strict -> {
           byte[] body = strict.getData().toArray();
-          Optional<ForwardedBody> forwarded = settings.forwardBody()
-              ? Optional.of(body.length <= settings.forwardBodyLimit()
-                  ? ForwardedBody.whole(body)
-                  : new ForwardedBody(java.util.Arrays.copyOf(body, settings.forwardBodyLimit()),
-                      body.length))
-              : Optional.empty();
-          return router.choose(new RouteRequest(requestId, sessionId, forwarded,
-                  routeBudgetMillis))
+          return router.choose(edge.routeRequest(requestId, session, body))
               .thenComposeAsync(selection -> dispatch(selection, requestId, kind, body),
                   executor);
         }, executor)
@@ -103,9 +94,9 @@ final class RelayedPath {
     Optional<ReplicaInfo> known = view.replica(replicaId).filter(r -> !r.actor().isEmpty());
     if (known.isEmpty()) {
       selection.close();
-      return CompletableFuture.completedFuture(FailClosed.response(
+      return CompletableFuture.completedFuture(PekkoAnswers.response(Answers.failClosed(
           ServeReason.UNKNOWN_REPLICA_ID, requestId, "replica " + replicaId
-              + " is not in this ingress's replica set yet"));
+              + " is not in this ingress's replica set yet")));
     }
     ActorRef<Generate> replica = resolver.resolveActorRef(known.get().actor());
     return selection.<GenerateReply>dispatchWith(token -> AskPattern.ask(replica,
@@ -113,9 +104,11 @@ final class RelayedPath {
             settings.routeTimeout(), system.scheduler()))
         .handleAsync((reply, failure) -> {
           if (failure != null) {
+            // No answer from the replica actor: whether it started is unknown, as when a
+            // replica's endpoint stays silent on the direct path.
             selection.releaseAfterFailedDispatch();
-            return FailClosed.response(ServeReason.REPLICA_UNREACHABLE, requestId,
-                "replica " + replicaId + " did not answer: " + Failures.cause(failure).getMessage());
+            return PekkoAnswers.response(Answers.upstreamFailed(UpstreamFailure.TIMED_OUT,
+                requestId, replicaId, Failures.cause(failure).getMessage()));
           }
           return respond(reply, selection, requestId, replicaId);
         }, executor);
@@ -165,18 +158,22 @@ final class RelayedPath {
             head.concat(tokens.map(frames::tokenFrame)).concat(Source.from(tail))));
   }
 
-  private static HttpResponse failed(Throwable failure, String requestId) {
+  private HttpResponse failed(Throwable failure, String requestId) {
     if (failure instanceof RoutingException routing) {
       String detail = routing.getMessage();
-      return FailClosed.response(routing.reason(), requestId,
-          detail.substring(detail.indexOf(':') + 1).trim());
+      return PekkoAnswers.response(Answers.failClosed(routing.reason(), requestId,
+          detail.substring(detail.indexOf(':') + 1).trim()));
     }
     if (failure instanceof org.apache.pekko.http.scaladsl.model.EntityStreamSizeException) {
-      return ErrorResponses.of(new ApiError(ApiError.Code.PAYLOAD_TOO_LARGE, "Request body too large", null),
-          requestId);
+      return PekkoAnswers.response(Answers.error(ApiError.Code.PAYLOAD_TOO_LARGE,
+          "The request body is over the limit of " + settings.maxRequestBytes() + " bytes", requestId));
     }
-    return ErrorResponses.of(new ApiError(ApiError.Code.INTERNAL, "Relayed request failed: " + failure, null),
-        requestId);
+    String incident = java.util.UUID.randomUUID().toString();
+    log.error(
+        "Relayed request {} failed (incident {})", requestId, incident, failure);
+    return PekkoAnswers.response(Answers.error(ApiError.Code.INTERNAL,
+        "The relayed request failed (incident " + incident + ")", requestId));
   }
+
 
 }

@@ -7,7 +7,6 @@ import dev.sluice.capacity.CapacityQueue;
 import dev.sluice.core.DeploymentId;
 import dev.sluice.core.ReplicaId;
 import dev.sluice.core.ReplicaInfo;
-import dev.sluice.ingress.splice.SpliceSettings;
 import dev.sluice.core.ReplicaSet;
 import dev.sluice.core.ReplicaSetView;
 import dev.sluice.core.ReplicaState;
@@ -45,9 +44,6 @@ class IngressIT {
   private static final HttpClient client = HttpClient.newHttpClient();
   private static final AtomicReference<Function<RouteRequest, RouteResult>> script =
       new AtomicReference<>();
-  private static final SpliceSettings SPLICE = new SpliceSettings(1, 128, 16 * 1024, 1 << 20,
-      Duration.ofSeconds(30), Duration.ofSeconds(10), Duration.ofSeconds(1),
-      Duration.ofSeconds(30));
   private static final LinkedBlockingQueue<RouteRequest> seen = new LinkedBlockingQueue<>();
   private static final ReplicaSetView view = new ReplicaSetView();
   private static final TestProbe<CapacityQueue.Command> leases = testKit.createTestProbe();
@@ -92,16 +88,24 @@ class IngressIT {
         echo.localAddress().getPort(), 4, ReplicaState.RUNNING, List.of("sim"));
     view.apply(new ReplicaSet(new DeploymentId("llm", "sim"), 1, "/", List.of("sim"),
         "round-robin", Map.of(), List.of(closedPortReplica, echoReplica)));
-    IngressSettings settings = new IngressSettings("127.0.0.1", 0, Duration.ofMillis(300),
-        "x-session-id", true, 8, 16, Duration.ofSeconds(1), Duration.ofSeconds(30), false, 1024, 1 << 20,
-        IngressSettings.DataPath.SPLICE, SPLICE);
-    binding = IngressServer.start(testKit.system(), router, settings, view)
-        .toCompletableFuture().get();
-    IngressSettings forwardSettings = new IngressSettings("127.0.0.1", 0, Duration.ofMillis(300),
-        "x-session-id", true, 8, 16, Duration.ofSeconds(1), Duration.ofSeconds(30), true, 1024, 1 << 20,
-        IngressSettings.DataPath.SPLICE, SPLICE);
-    forwarding = IngressServer.start(testKit.system(), router, forwardSettings, view,
-        Optional.of(leases.ref())).toCompletableFuture().get();
+    binding = IngressServer.start(testKit.system(), router, settings(false), view,
+        Optional.empty(), fatal -> { }).toCompletableFuture().get();
+    forwarding = IngressServer.start(testKit.system(), router, settings(true), view,
+        Optional.of(leases.ref()), fatal -> { }).toCompletableFuture().get();
+  }
+
+  /** A splice ingress with a short route timeout, forwarding the body or not. */
+  static IngressSettings settings(boolean forwardBody) {
+    return IngressSettings.fromConfig(ConfigFactory.parseString("""
+        sluice.ingress {
+          port = 0
+          route-timeout = 300ms
+          forward-body = %s
+          forward-body-limit = 1024
+          max-request-bytes = 1 MiB
+          splice.threads = 1
+        }
+        """.formatted(forwardBody ? "on" : "off")).withFallback(ConfigFactory.load()).resolve());
   }
 
   @AfterAll

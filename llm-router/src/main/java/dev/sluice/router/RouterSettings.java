@@ -1,6 +1,7 @@
 package dev.sluice.router;
 
 import com.typesafe.config.Config;
+import dev.sluice.core.http.ClusterToken;
 import java.time.Duration;
 
 /**
@@ -12,10 +13,11 @@ import java.time.Duration;
  * @param askTimeout how long the HTTP endpoint waits for the router singleton
  * @param defaultRouteBudget how long a request may wait for capacity (capacity-queue) when its
  *     caller did not say
+ * @param clusterToken what {@code /internal/route} callers must send, if set
  */
 public record RouterSettings(
     String sessionHeader, String httpHost, int httpPort, Duration askTimeout, long maxBodyBytes,
-    Duration defaultRouteBudget) {
+    Duration defaultRouteBudget, ClusterToken clusterToken) {
 
   public static RouterSettings fromConfig(Config root) {
     Config config = root.getConfig("sluice.router");
@@ -25,6 +27,6 @@ public record RouterSettings(
     }
     return new RouterSettings(header, config.getString("http.host"), config.getInt("http.port"),
         config.getDuration("ask-timeout"), config.getBytes("http.max-body-bytes"),
-        config.getDuration("default-route-budget"));
+        config.getDuration("default-route-budget"), ClusterToken.fromConfig(root));
   }
 }

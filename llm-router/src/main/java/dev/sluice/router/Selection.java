@@ -66,10 +66,10 @@ public final class Selection implements AutoCloseable {
       return CompletableFuture.failedFuture(new IllegalStateException(
           "selection already dispatched or closed"));
     }
-    HttpRequest upstream = request
+    HttpRequest upstream = reservations.authorized(request
         .withUri("http://" + replica.authority() + request.getUri().getPathString())
         .addHeader(RawHeader.create(SluiceHeaders.SLOT_TOKEN, token.get()))
-        .addHeader(RawHeader.create(SluiceHeaders.REQUEST_ID, requestId));
+        .addHeader(RawHeader.create(SluiceHeaders.REQUEST_ID, requestId)));
     return Http.get(system).singleRequest(upstream)
         .handleAsync((response, failure) -> {
           if (failure != null) {

@@ -13,6 +13,11 @@ public final class ApiError extends RuntimeException {
   public enum Code {
     INVALID_JSON(400, "invalid_request_error"),
     INVALID_REQUEST(400, "invalid_request_error"),
+    /** No API key, or not a known one (the OpenAI code {@code invalid_api_key}). */
+    INVALID_API_KEY(401, "invalid_request_error"),
+    /** An internal endpoint called without the cluster token. */
+    UNAUTHORIZED(401, "invalid_request_error"),
+    REQUEST_TIMEOUT(408, "invalid_request_error"),
     MODEL_NOT_FOUND(404, "invalid_request_error"),
     NOT_FOUND(404, "invalid_request_error"),
     METHOD_NOT_ALLOWED(405, "invalid_request_error"),

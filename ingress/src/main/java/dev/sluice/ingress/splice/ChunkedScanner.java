@@ -4,6 +4,10 @@ package dev.sluice.ingress.splice;
  * Finds where a chunked body ends (RFC 9112 §7.1) without copying it: chunk data is skipped by
  * count, only the size lines, their CRLFs and the trailer section are looked at byte by byte.
  * Given a {@link DataSink}, it also hands over the chunk data (to decode a request body).
+ *
+ * <p>Strict, like the head parser: CRLF only, hex digits only, no control byte in a chunk
+ * extension or trailer line, extensions at most {@link #MAX_EXTENSION_BYTES} per chunk and the
+ * trailer section at most {@link #MAX_TRAILER_BYTES}.
  */
 final class ChunkedScanner {
 
@@ -12,23 +16,37 @@ final class ChunkedScanner {
     void data(byte[] bytes, int offset, int length) throws MalformedHttpException;
   }
 
+  /** Longest chunk extension (everything after the size, before its CRLF). */
+  static final int MAX_EXTENSION_BYTES = 1024;
+  /** Longest trailer section. */
+  static final int MAX_TRAILER_BYTES = 16 * 1024;
+  /** Longest chunk size (hex digits), against overflow. */
+  private static final int MAX_DIGITS = 15;
+
   private enum State { SIZE, EXTENSION, SIZE_LF, DATA, DATA_CR, DATA_LF, TRAILER, TRAILER_LINE,
     TRAILER_LF, LAST_LF, DONE }
 
-  /** Longest chunk size line we accept (digits), against overflow. */
-  private static final int MAX_DIGITS = 15;
-
   private final DataSink sink;
+  private final boolean obsTextAllowed;
   private State state = State.SIZE;
   private long size;
   private int digits;
+  private int extension;
+  private int trailer;
 
+  /** A scanner of a response body, whose trailer lines may carry obs-text. */
   ChunkedScanner() {
-    this(null);
+    this(null, true);
   }
 
+  /** A scanner of a request body, whose data goes to {@code sink}. */
   ChunkedScanner(DataSink sink) {
+    this(sink, false);
+  }
+
+  private ChunkedScanner(DataSink sink, boolean obsTextAllowed) {
     this.sink = sink;
+    this.obsTextAllowed = obsTextAllowed;
   }
 
   boolean done() {
@@ -62,27 +80,22 @@ final class ChunkedScanner {
 
   private void step(byte b) throws MalformedHttpException {
     switch (state) {
-      case SIZE -> {
-        int digit = Character.digit(b, 16);
-        if (digit >= 0 && digits < MAX_DIGITS) {
-          size = size * 16 + digit;
-          digits++;
-        } else if (digits > 0 && (b == ';' || b == ' ' || b == '\t')) {
-          state = State.EXTENSION;
-        } else if (digits > 0 && b == '\r') {
-          state = State.SIZE_LF;
-        } else {
-          throw new MalformedHttpException("malformed chunk size");
-        }
-      }
+      case SIZE -> size(b);
       case EXTENSION -> {
         if (b == '\r') {
           state = State.SIZE_LF;
+        } else if (!Tokens.isValueChar(b, false)) {
+          throw new MalformedHttpException("a chunk extension has an invalid character "
+              + Tokens.describe(b));
+        } else if (++extension > MAX_EXTENSION_BYTES) {
+          throw new MalformedHttpException("a chunk extension is over " + MAX_EXTENSION_BYTES
+              + " bytes");
         }
       }
       case SIZE_LF -> {
         expect(b, '\n');
         digits = 0;
+        extension = 0;
         state = size == 0 ? State.TRAILER : State.DATA;
       }
       case DATA_CR -> {
@@ -93,10 +106,21 @@ final class ChunkedScanner {
         expect(b, '\n');
         state = State.SIZE;
       }
-      case TRAILER -> state = b == '\r' ? State.LAST_LF : State.TRAILER_LINE;
+      case TRAILER -> {
+        countTrailer();
+        if (b == '\r') {
+          state = State.LAST_LF;
+        } else {
+          trailerChar(b);
+          state = State.TRAILER_LINE;
+        }
+      }
       case TRAILER_LINE -> {
+        countTrailer();
         if (b == '\r') {
           state = State.TRAILER_LF;
+        } else {
+          trailerChar(b);
         }
       }
       case TRAILER_LF -> {
@@ -111,9 +135,53 @@ final class ChunkedScanner {
     }
   }
 
+  private void size(byte b) throws MalformedHttpException {
+    int digit = hex(b);
+    if (digit >= 0) {
+      if (++digits > MAX_DIGITS) {
+        throw new MalformedHttpException("a chunk size is over " + MAX_DIGITS + " hex digits");
+      }
+      size = size * 16 + digit;
+    } else if (digits > 0 && (b == ';' || b == ' ' || b == '\t')) {
+      extension = 1;
+      state = State.EXTENSION;
+    } else if (digits > 0 && b == '\r') {
+      state = State.SIZE_LF;
+    } else {
+      throw new MalformedHttpException("malformed chunk size");
+    }
+  }
+
+  private void countTrailer() throws MalformedHttpException {
+    if (++trailer > MAX_TRAILER_BYTES) {
+      throw new MalformedHttpException("the trailer section is over " + MAX_TRAILER_BYTES
+          + " bytes");
+    }
+  }
+
+  private void trailerChar(byte b) throws MalformedHttpException {
+    if (!Tokens.isValueChar(b, obsTextAllowed)) {
+      throw new MalformedHttpException("a trailer line has an invalid character "
+          + Tokens.describe(b));
+    }
+  }
+
+  private static int hex(byte b) {
+    if (b >= '0' && b <= '9') {
+      return b - '0';
+    }
+    if (b >= 'a' && b <= 'f') {
+      return b - 'a' + 10;
+    }
+    if (b >= 'A' && b <= 'F') {
+      return b - 'A' + 10;
+    }
+    return -1;
+  }
+
   private static void expect(byte actual, char expected) throws MalformedHttpException {
     if (actual != expected) {
-      throw new MalformedHttpException("malformed chunked framing");
+      throw new MalformedHttpException("malformed chunked framing (expected: CRLF)");
     }
   }
 }

@@ -1,6 +1,8 @@
 package dev.sluice.ingress.splice;
 
 import dev.sluice.core.http.ApiError;
+import dev.sluice.ingress.edge.Answer;
+import dev.sluice.ingress.edge.Answers;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.SelectionKey;
@@ -8,17 +10,18 @@ import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
 import java.util.Arrays;
-import java.util.List;
-import org.apache.pekko.http.javadsl.model.ContentTypes;
-import org.apache.pekko.http.javadsl.model.HttpEntities;
-import org.apache.pekko.http.javadsl.model.HttpResponse;
+import java.util.Optional;
+import java.util.UUID;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A client's HTTP/1.1 connection: reads one request at a time (head, then a Content-Length
- * body), asks the {@link SpliceDispatcher} what to do, and either writes an answer made here or
- * splices a replica's answer through an {@link Exchange}. Pipelined requests wait their turn.
+ * A client's HTTP/1.1 connection: reads one request at a time (a strictly parsed head, then a
+ * Content-Length or chunked body), asks the {@link SpliceDispatcher} what to do, and either writes
+ * an answer made here or splices a replica's answer through an {@link Exchange}. Pipelined
+ * requests wait their turn. What it holds is bounded: its buffers count against the shared
+ * {@link BufferBudget}, and a head, a body or an answer that stops moving is cut
+ * ({@link #sweep}).
  */
 final class ClientConnection implements EventLoop.Handler {
 
@@ -32,22 +35,31 @@ final class ClientConnection implements EventLoop.Handler {
   private final SocketChannel channel;
   private final SpliceDispatcher dispatcher;
   private final Runnable onClose;
+  private final BufferBudget.Account account;
   private SelectionKey key;
   private State state = State.READING;
   private byte[] in;
   private int inLength;
-  private HttpHead head;
-  private int headEnd;
-  private long contentLength;
-  /** The body being decoded when the request is chunked. */
+  /** Where the search for the end of the head resumes. */
+  private int headScanned;
+  /** The head of the request whose body is being read. */
+  private RequestHead head;
   private ChunkedBody chunked;
   private boolean continueSent;
   private boolean closeAfterResponse;
-  /** The request in hand came as HTTP/1.0: answered here or refused, then the connection closes. */
-  private boolean http10;
+  /** The client shut its side (a half-close): answer what is in flight, then close. */
+  private boolean inputClosed;
   private final ArrayDeque<ByteBuffer> out = new ArrayDeque<>(2);
   private Exchange exchange;
+  /** Budget held for the body of the request in flight. */
+  private long bodyHeld;
   private long idleSince = System.nanoTime();
+  /** When the current request's first byte, or the end of its head, arrived (-1: none). */
+  private long headStarted = -1;
+  private long bodyStarted = -1;
+  /** Bytes left for the client since the last sweep (cleared there): the answer moves. */
+  private boolean wrote;
+  private long stalledSince;
 
   ClientConnection(EventLoop loop, SocketChannel channel, SpliceDispatcher dispatcher,
       Runnable onClose) {
@@ -55,6 +67,7 @@ final class ClientConnection implements EventLoop.Handler {
     this.channel = channel;
     this.dispatcher = dispatcher;
     this.onClose = onClose;
+    this.account = loop.budget.account();
   }
 
   void register() throws IOException {
@@ -80,10 +93,15 @@ final class ClientConnection implements EventLoop.Handler {
       return;
     }
     if (read < 0) {
-      gone();
+      endOfInput();
       return;
     }
-    append(loop.readBuffer.array(), read);
+    try {
+      append(loop.readBuffer.array(), read);
+    } catch (MalformedHttpException e) {
+      reject(e);
+      return;
+    }
     if (state == State.READING) {
       parse();
     } else if (!wantsRead()) {
@@ -91,163 +109,195 @@ final class ClientConnection implements EventLoop.Handler {
     }
   }
 
-  private void append(byte[] bytes, int length) {
-    if (in == null) {
-      in = new byte[Math.max(1024, length)];
-    } else if (inLength + length > in.length) {
-      in = Arrays.copyOf(in, Math.max(in.length * 2, inLength + length));
+  /**
+   * The client shut its sending side. A request already complete is still answered (an HTTP
+   * half-close is not an abort); a request cut short, or none at all, ends the connection.
+   */
+  private void endOfInput() {
+    if (state == State.READING) {
+      gone();
+      return;
+    }
+    inputClosed = true;
+    closeAfterResponse = true;
+    interest(false, !out.isEmpty());
+  }
+
+  private void append(byte[] bytes, int length) throws MalformedHttpException {
+    int needed = inLength + length;
+    if (in == null || needed > in.length) {
+      int capacity = Math.max(1024, in == null ? needed : Math.max(in.length * 2, needed));
+      account.grow(capacity - (in == null ? 0 : in.length));
+      in = in == null ? new byte[capacity] : Arrays.copyOf(in, capacity);
     }
     System.arraycopy(bytes, 0, in, inLength, length);
     inLength += length;
   }
 
   private void parse() {
-    if (inLength == 0) {
-      return;
-    }
-    if (head == null && !parseHead()) {
-      return;
-    }
-    byte[] body;
-    int end;
-    if (chunked != null) {
-      if (!scanChunks()) {
+    while (state == State.READING && inLength > 0) {
+      if (head == null && !readHead()) {
         return;
       }
-      body = chunked.body();
-      end = headEnd + chunked.framedLength();
-      chunked = null;
-    } else if (inLength - headEnd < contentLength) {
-      sendContinue();
-      return;
-    } else {
-      body = Arrays.copyOfRange(in, headEnd, headEnd + (int) contentLength);
-      end = headEnd + (int) contentLength;
+      byte[] body = readBody();
+      if (body == null) {
+        return;
+      }
+      dispatch(body);
     }
-    SpliceRequest request = new SpliceRequest(head.first, head.second, head.fields, body);
-    consume(end);
+  }
+
+  /** Reads the head once it is complete; false while it is not, or if it was refused. */
+  private boolean readHead() {
+    int skip = 0;
+    while (headScanned == 0 && skip + 1 < inLength && in[skip] == '\r' && in[skip + 1] == '\n') {
+      skip += 2;  // RFC 9112 §2.2: empty lines before a request line are ignored
+    }
+    consume(skip);
+    if (inLength == 0) {
+      return false;
+    }
+    if (headStarted < 0) {
+      headStarted = System.nanoTime();
+    }
+    int limit = loop.settings.maxHeadBytes();
+    try {
+      int end = HttpHead.end(in, headScanned, Math.min(inLength, limit + 4));
+      if (end < 0) {
+        if (inLength > limit) {
+          reject(ApiError.Code.HEADERS_TOO_LARGE, "The request head is over " + limit
+              + " bytes");
+        } else {
+          headScanned = HttpHead.resumeFrom(inLength);
+        }
+        return false;
+      }
+      head = RequestHead.parse(in, end, loop.settings.maxBodyBytes());
+      consume(end);
+    } catch (MalformedHttpException e) {
+      reject(e);
+      return false;
+    }
+    headScanned = 0;
+    headStarted = -1;
+    closeAfterResponse |= head.close();
+    Optional<Answer> refused = dispatcher.screen(head.request());
+    if (refused.isPresent()) {
+      if (head.hasBody()) {
+        closeAfterResponse = true;  // the body is never read, so the connection cannot go on
+        dropInput();
+      }
+      head = null;
+      respond(refused.get());
+      return false;
+    }
+    bodyStarted = System.nanoTime();
+    if (head.chunked()) {
+      chunked = new ChunkedBody(loop.settings.maxBodyBytes(), account);
+    }
+    return true;
+  }
+
+  /** The whole body once it has arrived (then counted against the budget), else null. */
+  private byte[] readBody() {
+    byte[] body;
+    try {
+      if (chunked != null) {
+        consume(chunked.scan(in, 0, inLength));
+        if (!chunked.done()) {
+          sendContinue();
+          return null;
+        }
+        body = chunked.take();
+        chunked = null;
+      } else if (inLength < head.contentLength()) {
+        sendContinue();
+        return null;
+      } else {
+        int length = (int) head.contentLength();
+        body = length == 0 ? new byte[0] : Arrays.copyOf(in, length);
+        consume(length);
+      }
+      account.grow(body.length);
+      bodyHeld = body.length;
+    } catch (MalformedHttpException e) {
+      reject(e);
+      return null;
+    }
+    return body;
+  }
+
+  private void dispatch(byte[] body) {
+    SpliceRequest request = head.request().withBody(body);
+    boolean http10 = head.http10();
     head = null;
+    bodyStarted = -1;
     continueSent = false;
     state = State.DECIDING;
     dispatcher.decide(request).whenCompleteAsync((decision, failure) ->
-        decided(request, decision, failure), loop);
-  }
-
-  /** Parses the head once it is complete; false while it is not, or if it was refused. */
-  private boolean parseHead() {
-    int end = HttpHead.end(in, 0, inLength);
-    if (end < 0) {
-      if (inLength > loop.settings.maxHeadBytes()) {
-        reject(ApiError.Code.HEADERS_TOO_LARGE, "The request head is over "
-            + loop.settings.maxHeadBytes() + " bytes", null);
-      }
-      return false;
-    }
-    if (end > loop.settings.maxHeadBytes()) {
-      reject(ApiError.Code.HEADERS_TOO_LARGE, "The request head is over "
-          + loop.settings.maxHeadBytes() + " bytes", null);
-      return false;
-    }
-    try {
-      head = HttpHead.parse(in, end);
-      headEnd = end;
-      http10 = head.third.equals("HTTP/1.0");
-      if (!http10 && !head.third.equals("HTTP/1.1")) {
-        reject(ApiError.Code.HTTP_VERSION_NOT_SUPPORTED,
-            "Only HTTP/1.1 (and HTTP/1.0 for answers made here) is served, not " + head.third,
-            null);
-        return false;
-      }
-      if (http10) {
-        closeAfterResponse = true;  // health checkers (HAProxy's httpchk) speak HTTP/1.0
-      }
-      String encoding = head.header("transfer-encoding");
-      if (encoding != null) {
-        if (!encoding.equalsIgnoreCase("chunked") || head.header("content-length") != null) {
-          reject(ApiError.Code.INVALID_REQUEST, "Unsupported request framing: Transfer-Encoding "
-              + encoding + (head.header("content-length") != null
-                  ? " with a Content-Length" : "") + " (expected: chunked, or a Content-Length)",
-              null);
-          return false;
-        }
-        chunked = new ChunkedBody(loop.settings.maxBodyBytes());
-      }
-      long length = head.contentLength();
-      contentLength = Math.max(0, length);
-      if (contentLength > loop.settings.maxBodyBytes()) {
-        reject(ApiError.Code.PAYLOAD_TOO_LARGE, "The request body is " + contentLength
-            + " bytes; the limit is " + loop.settings.maxBodyBytes(), null);
-        return false;
-      }
-      if (head.lists("connection", "close")) {
-        closeAfterResponse = true;
-      }
-      return true;
-    } catch (MalformedHttpException e) {
-      reject(ApiError.Code.INVALID_REQUEST, "Malformed HTTP request: " + e.getMessage(), null);
-      return false;
-    }
-  }
-
-  /** Decodes what arrived of a chunked body; true once it is complete. */
-  private boolean scanChunks() {
-    try {
-      if (chunked.scan(in, headEnd, inLength)) {
-        return true;
-      }
-    } catch (MalformedHttpException e) {
-      chunked = null;
-      boolean tooLarge = e instanceof ChunkedBody.TooLarge;
-      reject(tooLarge ? ApiError.Code.PAYLOAD_TOO_LARGE : ApiError.Code.INVALID_REQUEST,
-          tooLarge ? e.getMessage() : "Malformed chunked request body: " + e.getMessage(), null);
-      return false;
-    }
-    sendContinue();
-    return false;
+        decided(request, http10, decision, failure), loop);
   }
 
   private void sendContinue() {
-    if (!continueSent && head.lists("expect", "100-continue")) {
+    if (!continueSent && head.expectsContinue()) {
       continueSent = true;
       write(CONTINUE, 0, CONTINUE.length);
     }
   }
 
   private void consume(int count) {
+    if (count == 0) {
+      return;
+    }
     int rest = inLength - count;
     if (rest == 0) {
-      in = null;  // an idle or streaming connection holds no input buffer
+      dropInput();  // an idle or streaming connection holds no input buffer
+      return;
+    }
+    if (in.length > 64 * 1024 && rest < in.length / 4) {
+      byte[] smaller = Arrays.copyOfRange(in, count, count + Math.max(rest, 1024));
+      account.shrink(in.length - smaller.length);
+      in = smaller;
     } else {
       System.arraycopy(in, count, in, 0, rest);
     }
     inLength = rest;
   }
 
-  private void decided(SpliceRequest request, Decision decision, Throwable failure) {
+  private void dropInput() {
+    if (in != null) {
+      account.shrink(in.length);
+    }
+    in = null;
+    inLength = 0;
+  }
+
+  private void decided(SpliceRequest request, boolean http10, Decision decision,
+      Throwable failure) {
     if (state != State.DECIDING || !loop.running()) {
       if (decision instanceof Decision.Forward forward) {
-        forward.lease().release();  // the client left while the router was choosing
+        forward.lease().release();  // the connection was closed while the router was choosing
       }
       return;
     }
     if (failure != null) {
-      respond(HttpResponse.create().withStatus(500).withEntity(HttpEntities.create(
-          ContentTypes.APPLICATION_JSON, new ApiError(ApiError.Code.INTERNAL,
-              "The ingress failed: " + failure, null).toJson())));
+      String incident = UUID.randomUUID().toString();
+      log.error("Request {} failed in the ingress (incident {})", request.requestId(), incident,
+          failure);
+      respond(Answers.error(ApiError.Code.INTERNAL, "The ingress failed on this request "
+          + "(incident " + incident + ")", request.requestId()));
     } else if (decision instanceof Decision.Respond respond) {
-      respond(respond.response());
+      respond(respond.answer());
     } else {
       Decision.Forward forward = (Decision.Forward) decision;
       if (http10) {
         forward.lease().release();
-        respond(HttpResponse.create().withStatus(505).withEntity(HttpEntities.create(
-            ContentTypes.APPLICATION_JSON, new ApiError(ApiError.Code.HTTP_VERSION_NOT_SUPPORTED,
-                "Completions stream with chunked transfer coding: send them with HTTP/1.1",
-                null).toJson())));
+        respond(Answers.error(ApiError.Code.HTTP_VERSION_NOT_SUPPORTED, "Completions stream "
+            + "with chunked transfer coding: send them with HTTP/1.1", request.requestId()));
         return;
       }
       state = State.FORWARDING;
-      exchange = new Exchange(this, forward, Exchange.upstreamRequest(request, forward));
+      exchange = new Exchange(this, forward, request, dispatcher);
       exchange.start();
     }
   }
@@ -260,30 +310,46 @@ final class ClientConnection implements EventLoop.Handler {
     return closeAfterResponse;
   }
 
-  private void respond(HttpResponse response) {
+  /** The request bytes in flight are no longer needed (sent, answered or dropped). */
+  void requestReleased() {
+    if (bodyHeld > 0 && state != State.CLOSED) {
+      account.shrink(bodyHeld);
+    }
+    bodyHeld = 0;
+  }
+
+  private void respond(Answer answer) {
+    requestReleased();
     state = State.RESPONDING;
-    byte[] bytes = ResponseRenderer.render(response, closeAfterResponse);
+    byte[] bytes = ResponseRenderer.render(answer, closeAfterResponse);
     write(bytes, 0, bytes.length);
     if (out.isEmpty() && state == State.RESPONDING) {
       answered();
     }
   }
 
-  void respondFailure(Decision.Forward target, SpliceDispatcher.UpstreamFailure failure,
-      String detail) {
-    log.warn("Request {} to replica {} failed before its answer started ({}): {}",
-        target.requestId(), target.replicaId(), failure, detail);
+  /** A forwarded request failed before its answer started: the dispatcher's answer instead. */
+  void respondFailure(Answer answer) {
     exchange = null;
-    respond(dispatcher.upstreamFailed(target, failure, detail));
+    respond(answer);
   }
 
-  /** A request that cannot be framed safely: answer, then close the connection. */
-  private void reject(ApiError.Code code, String message, String param) {
+  private void reject(MalformedHttpException e) {
+    reject(e.code(), e.code() == ApiError.Code.INVALID_REQUEST
+        ? "Malformed HTTP request: " + e.getMessage() : e.getMessage());
+  }
+
+  /** A request that cannot be framed safely, or no room for it: answer, then close. */
+  private void reject(ApiError.Code code, String message) {
+    loop.stats.rejected(code);
     closeAfterResponse = true;
-    in = null;
-    inLength = 0;
-    respond(HttpResponse.create().withStatus(code.status()).withEntity(HttpEntities.create(
-        ContentTypes.APPLICATION_JSON, new ApiError(code, message, param).toJson())));
+    head = null;
+    if (chunked != null) {
+      chunked.discard();
+      chunked = null;
+    }
+    dropInput();
+    respond(Answers.error(code, message, UUID.randomUUID().toString()));
   }
 
   /** The forwarded answer's last byte was handed over. */
@@ -331,6 +397,7 @@ final class ClientConnection implements EventLoop.Handler {
       }
       offset = direct.position();
       length = direct.remaining();
+      wrote = true;
     }
     out.add(ByteBuffer.wrap(Arrays.copyOfRange(bytes, offset, offset + length)));
     interest(wantsRead(), true);
@@ -341,7 +408,9 @@ final class ClientConnection implements EventLoop.Handler {
     try {
       while (!out.isEmpty()) {
         ByteBuffer next = out.peek();
-        channel.write(next);
+        if (channel.write(next) > 0) {
+          wrote = true;
+        }
         if (next.hasRemaining()) {
           return;
         }
@@ -364,7 +433,7 @@ final class ClientConnection implements EventLoop.Handler {
    * client leaving and to take a pipelined request up to one head's worth of bytes.
    */
   private boolean wantsRead() {
-    return state == State.READING || inLength <= loop.settings.maxHeadBytes();
+    return !inputClosed && (state == State.READING || inLength <= loop.settings.maxHeadBytes());
   }
 
   private void interest(boolean read, boolean write) {
@@ -395,6 +464,10 @@ final class ClientConnection implements EventLoop.Handler {
     state = State.CLOSED;
     exchange = null;
     in = null;
+    head = null;
+    chunked = null;
+    bodyHeld = 0;
+    account.close();
     out.clear();
     key.cancel();
     onClose.run();
@@ -405,12 +478,37 @@ final class ClientConnection implements EventLoop.Handler {
     }
   }
 
+  /** Deadlines: head and body arrival (408), an idle connection, an answer the client stalls. */
   @Override
   public void sweep(long now) {
-    boolean idle = state == State.READING && out.isEmpty();
-    if (idle && now - idleSince > loop.settings.clientIdleTimeout().toNanos()) {
+    SpliceSettings settings = loop.settings;
+    if (state == State.READING && head == null && headStarted >= 0
+        && now - headStarted > settings.headTimeout().toNanos()) {
+      timedOut("The request head did not arrive within " + settings.headTimeout().toSeconds()
+          + " s");
+    } else if (state == State.READING && head != null
+        && now - bodyStarted > settings.bodyTimeout().toNanos()) {
+      timedOut("The request body did not arrive within " + settings.bodyTimeout().toSeconds()
+          + " s");
+    } else if (state == State.READING && head == null && inLength == 0 && out.isEmpty()
+        && now - idleSince > settings.clientIdleTimeout().toNanos()) {
       close();
+    } else if (!out.isEmpty()) {
+      if (wrote) {
+        wrote = false;
+        stalledSince = now;
+      } else if (now - stalledSince > settings.streamIdleTimeout().toNanos()) {
+        loop.stats.streamsCut("client_stalled");
+        log.warn("Cut a client connection that took no byte for {} s{}",
+            settings.streamIdleTimeout().toSeconds(),
+            exchange == null ? "" : " (" + exchange.describe() + ")");
+        gone();
+      }
     }
+  }
+
+  private void timedOut(String message) {
+    reject(ApiError.Code.REQUEST_TIMEOUT, message);
   }
 
   @Override
@@ -425,5 +523,4 @@ final class ClientConnection implements EventLoop.Handler {
   public void closeNow() {
     gone();
   }
-
 }

@@ -1,21 +1,22 @@
 package dev.sluice.ingress.splice;
 
+import dev.sluice.ingress.edge.Answer;
+import dev.sluice.ingress.edge.HeaderField;
 import java.util.List;
-import org.apache.pekko.http.javadsl.model.HttpResponse;
 
 /** What to do with a request: answer it here, or splice it to a replica's own endpoint. */
 public sealed interface Decision {
 
-  /** Answer with this response; its entity must be strict. */
-  record Respond(HttpResponse response) implements Decision {}
+  /** Answer with this answer made here. */
+  record Respond(Answer answer) implements Decision {}
 
   /**
-   * Send the request to {@code host:port} with {@code requestId} and {@code extraHeaders} added,
-   * and splice the answer back byte for byte with {@code x-sluice-replica} and {@code
-   * x-request-id} added; {@code lease} is released when the answer ends, however it ends.
+   * Send the request to {@code host:port} with {@code extraHeaders} added, and splice the answer
+   * back byte for byte with {@code x-sluice-replica} and {@code x-request-id} added; {@code lease}
+   * is released when the answer ends, however it ends.
    */
-  record Forward(String host, int port, String replicaId, String requestId,
-      List<HeaderField> extraHeaders, Lease lease) implements Decision {}
+  record Forward(String host, int port, String replicaId, List<HeaderField> extraHeaders,
+      Lease lease) implements Decision {}
 
   /** Capacity held for one forwarded request; the splice calls exactly one of the two, once. */
   interface Lease {

@@ -10,6 +10,7 @@ import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -18,6 +19,11 @@ import org.slf4j.LoggerFactory;
  * serving it live on the same loop), so connection state needs no locks; other threads hand it
  * work through {@link #execute}. Reads go through one buffer per loop, so an idle stream holds no
  * buffer at all.
+ *
+ * <p>A bug in one connection's handling (a {@link RuntimeException}) closes that connection only.
+ * An {@link Error} (out of memory, say) leaves the loop's state unknown: the loop closes its
+ * connections, stops, and hands the error to the server's fatal handler, which by default ends
+ * the node, so a dead port never hides behind a live node.
  */
 final class EventLoop implements Executor, Runnable {
 
@@ -42,15 +48,24 @@ final class EventLoop implements Executor, Runnable {
   final ByteBuffer readBuffer = ByteBuffer.allocate(64 * 1024);
   final UpstreamPool pool;
   final SpliceSettings settings;
+  final BufferBudget budget;
+  final AddressCache addresses;
+  final SpliceStats stats;
+  private final Consumer<Throwable> onFatal;
   private final Queue<Runnable> tasks = new ConcurrentLinkedQueue<>();
   private final AtomicBoolean wakeupPending = new AtomicBoolean();
   private final Thread thread;
   private volatile boolean running = true;
   private long nextSweep = System.nanoTime() + SWEEP_INTERVAL_NANOS;
 
-  EventLoop(String name, SpliceSettings settings) throws IOException {
+  EventLoop(String name, SpliceSettings settings, BufferBudget budget, AddressCache addresses,
+      SpliceStats stats, Consumer<Throwable> onFatal) throws IOException {
     this.selector = Selector.open();
     this.settings = settings;
+    this.budget = budget;
+    this.addresses = addresses;
+    this.stats = stats;
+    this.onFatal = onFatal;
     this.pool = new UpstreamPool(this);
     this.thread = new Thread(this, name);
     this.thread.setDaemon(true);
@@ -104,9 +119,25 @@ final class EventLoop implements Executor, Runnable {
       } catch (RuntimeException | IOException e) {
         // A bug in one connection's handling must not stop every other stream on this loop.
         log.error("Splice loop {} caught an unexpected failure", thread.getName(), e);
+      } catch (Error e) {
+        running = false;
+        fatal(e);
+        return;
       }
     }
     closeAll();
+  }
+
+  private void fatal(Error error) {
+    try {
+      log.error("Splice loop {} stopped on a fatal error; its connections are closed",
+          thread.getName(), error);
+      closeAll();
+    } catch (Throwable again) {
+      error.addSuppressed(again);
+    } finally {
+      onFatal.accept(error);
+    }
   }
 
   /** Asks every connection to close once its answer in flight (if any) is written. */

@@ -2,10 +2,15 @@ package dev.sluice.ingress.splice;
 
 import dev.sluice.core.http.ServeReason;
 import dev.sluice.core.http.SluiceHeaders;
+import dev.sluice.ingress.edge.Answer;
+import dev.sluice.ingress.edge.HeaderField;
+import dev.sluice.ingress.edge.HopByHop;
+import dev.sluice.ingress.edge.UpstreamFailure;
+import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
-import java.util.Locale;
-import java.util.Set;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * One forwarded request: its client connection, the upstream connection serving it and the lease
@@ -14,14 +19,15 @@ import java.util.Set;
  */
 final class Exchange {
 
-  /** Response fields this ingress sets itself. */
-  private static final Set<String> REPLACED = Set.of("connection", "keep-alive",
-      "proxy-connection", SluiceHeaders.REPLICA, SluiceHeaders.REQUEST_ID);
+  private static final Logger log = LoggerFactory.getLogger(Exchange.class);
 
   private final ClientConnection client;
   private final Decision.Forward target;
-  /** Kept only until the answer starts (to resend on a stale kept-alive connection). */
-  private byte[] request;
+  private final SpliceRequest request;
+  private final SpliceDispatcher dispatcher;
+  /** The request as sent, kept only until the answer starts (to resend on a stale connection). */
+  private byte[] bytes;
+  private InetSocketAddress address;
   private UpstreamConnection upstream;
   private boolean retried;
   private boolean headSent;
@@ -29,15 +35,40 @@ final class Exchange {
   /** The lease was kept until its TTL (the replica refused): nothing more to release. */
   private boolean leaseSettled;
 
-  Exchange(ClientConnection client, Decision.Forward target, byte[] request) {
+  Exchange(ClientConnection client, Decision.Forward target, SpliceRequest request,
+      SpliceDispatcher dispatcher) {
     this.client = client;
     this.target = target;
     this.request = request;
+    this.dispatcher = dispatcher;
+    this.bytes = upstreamRequest(request, target);
   }
 
+  /** Sends the request: at once when the replica's address is known, else after resolving it. */
   void start() {
-    upstream = client.loop.pool.acquire(target.host(), target.port());
-    upstream.send(this, request);
+    EventLoop loop = client.loop;
+    address = loop.addresses.known(target.host(), target.port());
+    if (address != null) {
+      send();
+      return;
+    }
+    loop.addresses.resolve(target.host(), target.port()).whenCompleteAsync((resolved, failure) -> {
+      if (ended) {
+        return;
+      }
+      if (failure != null) {
+        fail(UpstreamFailure.UNREACHABLE, "replica endpoint " + target.host() + ":"
+            + target.port() + ": the host name does not resolve");
+        return;
+      }
+      address = resolved;
+      send();
+    }, loop);
+  }
+
+  private void send() {
+    upstream = client.loop.pool.acquire(address);
+    upstream.send(this, bytes);
   }
 
   void onInformational(byte[] head) {
@@ -46,7 +77,8 @@ final class Exchange {
 
   void onHead(ResponseFraming framing) {
     HttpHead head = framing.head();
-    request = null;
+    bytes = null;
+    client.requestReleased();
     if (framing.status() == 503 && ServeReason.REPLICA_AT_CAPACITY.value()
         .equals(head.header(SluiceHeaders.SERVE_REASON))) {
       target.lease().keepUntilTtl();
@@ -56,14 +88,14 @@ final class Exchange {
     if (framing.body() == ResponseFraming.Body.UNTIL_CLOSE) {
       client.closeAfterResponse();
     }
-    byte[] bytes = clientHead(head, client.closesAfterResponse());
-    if (!client.write(bytes, 0, bytes.length)) {
+    byte[] rendered = clientHead(head, client.closesAfterResponse());
+    if (!client.write(rendered, 0, rendered.length)) {
       upstream.pause();
     }
   }
 
-  boolean onBody(byte[] bytes, int offset, int length) {
-    return client.write(bytes, offset, length);
+  boolean onBody(byte[] data, int offset, int length) {
+    return client.write(data, offset, length);
   }
 
   void onComplete() {
@@ -75,25 +107,42 @@ final class Exchange {
     client.forwardDone();
   }
 
-  void onUpstreamFailure(SpliceDispatcher.UpstreamFailure failure, String detail,
-      boolean staleConnection) {
+  void onUpstreamFailure(UpstreamFailure failure, String detail, boolean staleConnection) {
     if (ended) {
       return;
     }
     if (staleConnection && !retried) {
       // A kept-alive connection the replica had closed: nothing was processed, send again once.
       retried = true;
-      upstream = new UpstreamConnection(client.loop, target.host(), target.port());
-      upstream.send(this, request);
+      upstream = new UpstreamConnection(client.loop, address);
+      upstream.send(this, bytes);
       return;
     }
+    fail(failure, detail);
+  }
+
+  private void fail(UpstreamFailure failure, String detail) {
     ended = true;
     releaseLease();
     if (headSent) {
+      log.warn("Request {} to replica {} broke off midway: {}", request.requestId(),
+          target.replicaId(), detail);
       client.abort();  // the client sees a truncated answer, never a silently short one
     } else {
-      client.respondFailure(target, failure, detail);
+      log.warn("Request {} to replica {} failed before its answer started ({}): {}",
+          request.requestId(), target.replicaId(), failure, detail);
+      Answer answer = dispatcher.upstreamFailed(target, request, failure, detail);
+      client.respondFailure(answer);
     }
+  }
+
+  /** The replica sent nothing for the stream idle timeout: the client's answer is cut. */
+  void onUpstreamSilent(long seconds) {
+    if (ended) {
+      return;
+    }
+    client.loop.stats.streamsCut("replica_silent");
+    fail(UpstreamFailure.TIMED_OUT, "no byte for " + seconds + " s: the stream is cut");
   }
 
   /** The client went away (or the loop is stopping): stop the replica, free the capacity. */
@@ -121,52 +170,60 @@ final class Exchange {
     }
   }
 
+  /** For logs: which request, to which replica. */
+  String describe() {
+    return "request " + request.requestId() + " to replica " + target.replicaId();
+  }
+
+  /**
+   * The replica's head as the client gets it: its own connection fields dropped, the router's
+   * pick and the request id added. Every value here passed the strict response parser or is
+   * ours (made safe).
+   */
   private byte[] clientHead(HttpHead head, boolean close) {
     StringBuilder text = new StringBuilder(256);
     text.append(head.first).append(' ').append(head.second).append(' ').append(head.third)
         .append("\r\n");
     List<String> options = head.connectionOptions();
     for (HeaderField field : head.fields) {
-      String name = field.name().toLowerCase(Locale.ROOT);
-      if (!REPLACED.contains(name) && !options.contains(name)) {
+      if (!HopByHop.dropped(field.name(), HopByHop.RESPONSE, options)) {
         text.append(field.name()).append(": ").append(field.value()).append("\r\n");
       }
     }
-    text.append(SluiceHeaders.REPLICA).append(": ").append(target.replicaId()).append("\r\n");
-    text.append(SluiceHeaders.REQUEST_ID).append(": ").append(target.requestId()).append("\r\n");
+    text.append(SluiceHeaders.REPLICA).append(": ").append(Answer.safeValue(target.replicaId()))
+        .append("\r\n");
+    text.append(SluiceHeaders.REQUEST_ID).append(": ").append(request.requestId()).append("\r\n");
     if (close) {
       text.append("connection: close\r\n");
     }
     return text.append("\r\n").toString().getBytes(StandardCharsets.ISO_8859_1);
   }
 
-  /** The request as the replica gets it: hop-by-hop fields dropped, the request id set. */
+  /**
+   * The request as the replica gets it: hop-by-hop fields and credentials dropped, the request id
+   * and the dispatcher's fields set, the body framed by a Content-Length of ours.
+   */
   static byte[] upstreamRequest(SpliceRequest request, Decision.Forward target) {
     StringBuilder text = new StringBuilder(512);
     text.append(request.method()).append(' ').append(request.target()).append(" HTTP/1.1\r\n");
     text.append("host: ").append(target.host()).append(':').append(target.port()).append("\r\n");
-    List<String> options = HeaderField.connectionOptions(request.headers());
+    List<String> options = HopByHop.connectionOptions(request.headers());
     for (HeaderField field : request.headers()) {
-      String name = field.name().toLowerCase(Locale.ROOT);
-      if (!HOP_BY_HOP.contains(name) && !options.contains(name)) {
+      if (!HopByHop.dropped(field.name(), HopByHop.REQUEST, options)) {
         text.append(field.name()).append(": ").append(field.value()).append("\r\n");
       }
     }
-    text.append(SluiceHeaders.REQUEST_ID).append(": ").append(target.requestId()).append("\r\n");
+    text.append(SluiceHeaders.REQUEST_ID).append(": ").append(request.requestId()).append("\r\n");
     for (HeaderField extra : target.extraHeaders()) {
-      text.append(extra.name()).append(": ").append(extra.value()).append("\r\n");
+      text.append(extra.name()).append(": ").append(Answer.safeValue(extra.value()))
+          .append("\r\n");
     }
-    text.append("content-length: ").append(request.body().length).append("\r\n\r\n");
+    byte[] body = request.body();
+    text.append("content-length: ").append(body.length).append("\r\n\r\n");
     byte[] head = text.toString().getBytes(StandardCharsets.ISO_8859_1);
-    byte[] all = new byte[head.length + request.body().length];
+    byte[] all = new byte[head.length + body.length];
     System.arraycopy(head, 0, all, 0, head.length);
-    System.arraycopy(request.body(), 0, all, head.length, request.body().length);
+    System.arraycopy(body, 0, all, head.length, body.length);
     return all;
   }
-
-  /** Request fields about the client's connection, not the request (RFC 9110 §7.6.1). */
-  private static final Set<String> HOP_BY_HOP = Set.of("connection", "keep-alive",
-      "proxy-connection", "proxy-authenticate", "proxy-authorization", "te", "trailer",
-      "transfer-encoding", "upgrade", "host", "content-length", "expect",
-      SluiceHeaders.REQUEST_ID);
 }

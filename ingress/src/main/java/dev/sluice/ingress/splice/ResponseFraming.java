@@ -1,11 +1,13 @@
 package dev.sluice.ingress.splice;
 
 import java.util.Arrays;
+import java.util.List;
 
 /**
  * Where one upstream response begins and ends on a kept-alive connection: the head is collected
- * (it is small and gets two headers added), the body is only counted, by Content-Length or by its
- * chunked framing, so the connection can be reused the moment the last byte has passed.
+ * and parsed strictly (it is small and gets two headers added), the body is only counted, by
+ * Content-Length or by its chunked framing, so the connection can be reused the moment the last
+ * byte has passed, and only then.
  */
 final class ResponseFraming {
 
@@ -14,8 +16,10 @@ final class ResponseFraming {
   private final int maxHeadBytes;
   private byte[] headBytes = new byte[512];
   private int headLength;
+  private int scanned;
   private HttpHead head;
   private int headEnd;
+  private int status;
   private Body body;
   private long remaining;
   private ChunkedScanner chunks;
@@ -33,7 +37,7 @@ final class ResponseFraming {
   }
 
   int status() {
-    return Integer.parseInt(head.second);
+    return status;
   }
 
   Body body() {
@@ -45,7 +49,6 @@ final class ResponseFraming {
    * (all of them while the head is incomplete).
    */
   int acceptHead(byte[] bytes, int offset, int length) throws MalformedHttpException {
-    int scanFrom = Math.max(0, headLength - 3);
     if (headLength + length > headBytes.length) {
       int wanted = Math.min(Math.max(headBytes.length * 2, headLength + length), maxHeadBytes + 4);
       headBytes = Arrays.copyOf(headBytes, wanted);
@@ -53,29 +56,31 @@ final class ResponseFraming {
     int taken = Math.min(length, headBytes.length - headLength);
     System.arraycopy(bytes, offset, headBytes, headLength, taken);
     headLength += taken;
-    int end = HttpHead.end(headBytes, scanFrom, headLength);
+    int end = HttpHead.end(headBytes, scanned, headLength);
     if (end < 0) {
       if (headLength > maxHeadBytes) {
         throw new MalformedHttpException("response head over " + maxHeadBytes + " bytes");
       }
+      scanned = HttpHead.resumeFrom(headLength);
       return taken;
     }
-    head = HttpHead.parse(headBytes, end);
-    if (!head.first.startsWith("HTTP/1.")) {
-      throw new MalformedHttpException("not an HTTP/1.x response");
-    }
-    int status;
-    try {
-      status = status();
-    } catch (NumberFormatException e) {
-      throw new MalformedHttpException("malformed status " + head.second);
-    }
+    head = HttpHead.parseResponse(headBytes, end);
+    status = Integer.parseInt(head.second);
     headEnd = end;
+    if (status == 101) {
+      throw new MalformedHttpException("a protocol switch (101) is not proxied");
+    }
+    List<String> codings = head.listElements("transfer-encoding");
+    if (head.has("transfer-encoding") && head.has("content-length")) {
+      throw new MalformedHttpException("both Transfer-Encoding and Content-Length");
+    }
     if (status < 200 || status == 204 || status == 304) {
       body = Body.NONE;
-    } else if (head.lists("transfer-encoding", "chunked")) {
+    } else if (!codings.isEmpty() && codings.get(codings.size() - 1).equals("chunked")) {
       body = Body.CHUNKED;
       chunks = new ChunkedScanner();
+    } else if (head.has("transfer-encoding")) {
+      body = Body.UNTIL_CLOSE;
     } else if (head.contentLength() >= 0) {
       body = Body.LENGTH;
       remaining = head.contentLength();
@@ -92,14 +97,25 @@ final class ResponseFraming {
 
   /** Whether this head was informational (1xx): another head follows. */
   boolean informational() {
-    return status() < 200;
+    return status < 200;
+  }
+
+  /**
+   * Whether the connection may carry another request after this answer: HTTP/1.1, not closing,
+   * and framed by its own length (an answer delimited by the close cannot be followed).
+   */
+  boolean keepsAlive() {
+    return head.first.equals("HTTP/1.1") && !head.lists("connection", "close")
+        && body != Body.UNTIL_CLOSE;
   }
 
   /** Starts over for the next response on the same connection. */
   void reset() {
     headLength = 0;
     headEnd = 0;
+    scanned = 0;
     head = null;
+    status = 0;
     body = null;
     chunks = null;
     remaining = 0;

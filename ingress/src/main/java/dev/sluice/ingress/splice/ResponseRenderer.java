@@ -1,30 +1,23 @@
 package dev.sluice.ingress.splice;
 
+import dev.sluice.ingress.edge.Answer;
+import dev.sluice.ingress.edge.HeaderField;
 import java.nio.charset.StandardCharsets;
-import org.apache.pekko.http.javadsl.model.HttpEntity;
-import org.apache.pekko.http.javadsl.model.HttpHeader;
-import org.apache.pekko.http.javadsl.model.HttpResponse;
 
-/** Renders a strict Pekko {@link HttpResponse} as HTTP/1.1 bytes, for answers made here. */
+/** Renders an {@link Answer} made here as HTTP/1.1 bytes. */
 final class ResponseRenderer {
 
   private ResponseRenderer() {}
 
-  static byte[] render(HttpResponse response, boolean close) {
-    if (!(response.entity() instanceof HttpEntity.Strict strict)) {
-      throw new IllegalArgumentException("only strict responses are rendered here");
-    }
-    byte[] body = strict.getData().toArray();
+  static byte[] render(Answer answer, boolean close) {
+    byte[] body = answer.body();
     StringBuilder head = new StringBuilder(256);
-    head.append("HTTP/1.1 ").append(response.status().intValue()).append(' ')
-        .append(response.status().reason()).append("\r\n");
-    for (HttpHeader header : response.getHeaders()) {
+    head.append("HTTP/1.1 ").append(answer.status()).append(' ')
+        .append(reason(answer.status())).append("\r\n");
+    for (HeaderField header : answer.headers()) {
       head.append(header.name()).append(": ").append(header.value()).append("\r\n");
     }
-    if (!response.entity().getContentType().equals(
-        org.apache.pekko.http.javadsl.model.ContentTypes.NO_CONTENT_TYPE)) {
-      head.append("Content-Type: ").append(response.entity().getContentType()).append("\r\n");
-    }
+    head.append("Content-Type: ").append(answer.contentType()).append("\r\n");
     head.append("Content-Length: ").append(body.length).append("\r\n");
     if (close) {
       head.append("Connection: close\r\n");
@@ -35,5 +28,24 @@ final class ResponseRenderer {
     System.arraycopy(headBytes, 0, all, 0, headBytes.length);
     System.arraycopy(body, 0, all, headBytes.length, body.length);
     return all;
+  }
+
+  static String reason(int status) {
+    return switch (status) {
+      case 200 -> "OK";
+      case 400 -> "Bad Request";
+      case 401 -> "Unauthorized";
+      case 404 -> "Not Found";
+      case 405 -> "Method Not Allowed";
+      case 408 -> "Request Timeout";
+      case 413 -> "Content Too Large";
+      case 431 -> "Request Header Fields Too Large";
+      case 500 -> "Internal Server Error";
+      case 502 -> "Bad Gateway";
+      case 503 -> "Service Unavailable";
+      case 504 -> "Gateway Timeout";
+      case 505 -> "HTTP Version Not Supported";
+      default -> "Status";
+    };
   }
 }

@@ -1,23 +1,24 @@
 package dev.sluice.ingress.splice;
 
+import dev.sluice.ingress.edge.Answer;
+import dev.sluice.ingress.edge.UpstreamFailure;
+import java.util.Optional;
 import java.util.concurrent.CompletionStage;
-import org.apache.pekko.http.javadsl.model.HttpResponse;
 
-/** The control side of the splice: decides, per complete request, where it goes. */
+/** The control side of the splice: decides, per request, whether and where it goes. */
 public interface SpliceDispatcher {
 
-  /** How a forwarded request failed before any byte of its answer reached the client. */
-  enum UpstreamFailure {
-    /** The replica's endpoint refused or did not accept the connection in time. */
-    UNREACHABLE,
-    /** The connection failed, or the replica answered with something that is not HTTP. */
-    FAILED,
-    /** No response head within the response timeout. */
-    TIMED_OUT
-  }
+  /**
+   * Looks at a request as soon as its head is read, before any of its body is (the body of
+   * {@code head} is empty): an answer refuses it (a missing API key, say), and a body it
+   * announced is then never read.
+   */
+  Optional<Answer> screen(SpliceRequest head);
 
+  /** Decides a complete request: answer it here, or forward it. */
   CompletionStage<Decision> decide(SpliceRequest request);
 
-  /** The answer (strict) for a forwarded request that failed before its response head. */
-  HttpResponse upstreamFailed(Decision.Forward target, UpstreamFailure failure, String detail);
+  /** The answer for a forwarded request that failed before its response head. */
+  Answer upstreamFailed(Decision.Forward target, SpliceRequest request, UpstreamFailure failure,
+      String detail);
 }

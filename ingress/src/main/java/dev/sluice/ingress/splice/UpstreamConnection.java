@@ -1,5 +1,6 @@
 package dev.sluice.ingress.splice;
 
+import dev.sluice.ingress.edge.UpstreamFailure;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.StandardSocketOptions;
@@ -11,14 +12,19 @@ import java.nio.channels.SocketChannel;
  * One kept-alive connection to a replica's endpoint. It sends one request at a time (no
  * pipelining) and hands the answer's bytes to its {@link Exchange} as they arrive, counting the
  * body only to know when it ends; between requests it sits in its loop's {@link UpstreamPool}.
+ *
+ * <p>It goes back to the pool only when the whole request went out and the answer ended exactly
+ * at a message boundary with no byte after it, on HTTP/1.1 without {@code Connection: close};
+ * any byte arriving while it is idle closes it. So an answer can never be handed to another
+ * client's request, whatever a replica's parser made of what it was sent (HAProxy's
+ * {@code http-reuse safe} rule for the rest: only a connection that proved idle is reused, and a
+ * request that fails on one before any byte came back is resent once on a new connection).
  */
 final class UpstreamConnection implements EventLoop.Handler {
 
   private enum State { NEW, CONNECTING, SENDING, AWAITING_HEAD, STREAMING, IDLE, CLOSED }
 
-  final String address;
-  private final String host;
-  private final int port;
+  final InetSocketAddress address;
   private final EventLoop loop;
   private final ResponseFraming framing;
   private SocketChannel channel;
@@ -30,17 +36,14 @@ final class UpstreamConnection implements EventLoop.Handler {
   private boolean anyByte;
   private boolean paused;
   private long deadline;
+  /** Bytes came from the replica since the last sweep (cleared there): the answer moves. */
+  private boolean moved;
+  private long quietSince;
 
-  UpstreamConnection(EventLoop loop, String host, int port) {
+  UpstreamConnection(EventLoop loop, InetSocketAddress address) {
     this.loop = loop;
-    this.host = host;
-    this.port = port;
-    this.address = address(host, port);
+    this.address = address;
     this.framing = new ResponseFraming(loop.settings.maxHeadBytes());
-  }
-
-  static String address(String host, int port) {
-    return host + ":" + port;
   }
 
   boolean open() {
@@ -64,9 +67,7 @@ final class UpstreamConnection implements EventLoop.Handler {
       channel = SocketChannel.open();
       channel.configureBlocking(false);
       channel.setOption(StandardSocketOptions.TCP_NODELAY, true);
-      // Replica endpoints are advertised as addresses (sluice.replica.advertise-host); a name
-      // here would be resolved on this loop's thread.
-      boolean connected = channel.connect(new InetSocketAddress(host, port));
+      boolean connected = channel.connect(address);  // resolved already: no lookup here
       key = channel.register(loop.selector, connected ? 0 : SelectionKey.OP_CONNECT, this);
       if (connected) {
         connected();
@@ -75,7 +76,7 @@ final class UpstreamConnection implements EventLoop.Handler {
         deadline = System.nanoTime() + loop.settings.connectTimeout().toNanos();
       }
     } catch (IOException | RuntimeException e) {
-      fail(SpliceDispatcher.UpstreamFailure.UNREACHABLE, describe(e));
+      fail(UpstreamFailure.UNREACHABLE, describe(e));
     }
   }
 
@@ -93,7 +94,7 @@ final class UpstreamConnection implements EventLoop.Handler {
           connected();
         }
       } catch (IOException e) {
-        fail(SpliceDispatcher.UpstreamFailure.UNREACHABLE, describe(e));
+        fail(UpstreamFailure.UNREACHABLE, describe(e));
       }
       return;
     }
@@ -109,7 +110,7 @@ final class UpstreamConnection implements EventLoop.Handler {
     try {
       channel.write(request);
     } catch (IOException e) {
-      fail(SpliceDispatcher.UpstreamFailure.FAILED, describe(e));
+      fail(UpstreamFailure.FAILED, describe(e));
       return;
     }
     if (request.hasRemaining()) {
@@ -137,6 +138,7 @@ final class UpstreamConnection implements EventLoop.Handler {
         return;
       }
       anyByte = true;
+      moved = true;
       process(loop.readBuffer.array(), read);
     }
   }
@@ -178,7 +180,7 @@ final class UpstreamConnection implements EventLoop.Handler {
         }
       }
     } catch (MalformedHttpException e) {
-      fail(SpliceDispatcher.UpstreamFailure.FAILED, "malformed answer: " + e.getMessage());
+      fail(UpstreamFailure.FAILED, "malformed answer: " + e.getMessage());
     }
   }
 
@@ -186,8 +188,7 @@ final class UpstreamConnection implements EventLoop.Handler {
     Exchange done = exchange;
     exchange = null;
     // Reused only after a whole request and a whole answer, nothing more, in either direction.
-    boolean reusable = clean && request == null
-        && !framing.head().lists("connection", "close") && loop.running();
+    boolean reusable = clean && request == null && framing.keepsAlive() && loop.running();
     done.onComplete();
     if (state == State.CLOSED) {
       return;
@@ -213,7 +214,7 @@ final class UpstreamConnection implements EventLoop.Handler {
       close();
       done.onComplete();
     } else {
-      fail(SpliceDispatcher.UpstreamFailure.FAILED, why);
+      fail(UpstreamFailure.FAILED, why);
     }
   }
 
@@ -227,14 +228,15 @@ final class UpstreamConnection implements EventLoop.Handler {
   void resume() {
     if (paused && state == State.STREAMING) {
       paused = false;
+      moved = true;  // the client was the slow side: the replica's silence starts counting now
       key.interestOps(SelectionKey.OP_READ);
     }
   }
 
-  private void fail(SpliceDispatcher.UpstreamFailure failure, String detail) {
+  private void fail(UpstreamFailure failure, String detail) {
     Exchange owner = exchange;
     exchange = null;
-    boolean stale = failure == SpliceDispatcher.UpstreamFailure.FAILED && reused && !anyByte;
+    boolean stale = failure == UpstreamFailure.FAILED && reused && !anyByte;
     close();
     if (owner != null) {
       owner.onUpstreamFailure(failure, detail, stale);
@@ -243,13 +245,27 @@ final class UpstreamConnection implements EventLoop.Handler {
 
   @Override
   public void sweep(long now) {
+    if (state == State.STREAMING && !paused) {
+      if (moved) {
+        moved = false;
+        quietSince = now;
+      } else if (now - quietSince > loop.settings.streamIdleTimeout().toNanos()) {
+        Exchange owner = exchange;
+        exchange = null;
+        close();
+        if (owner != null) {
+          owner.onUpstreamSilent(loop.settings.streamIdleTimeout().toSeconds());
+        }
+      }
+      return;
+    }
     if (now - deadline < 0) {
       return;
     }
     switch (state) {
-      case CONNECTING -> fail(SpliceDispatcher.UpstreamFailure.UNREACHABLE,
+      case CONNECTING -> fail(UpstreamFailure.UNREACHABLE,
           "connect timed out after " + loop.settings.connectTimeout().toMillis() + " ms");
-      case SENDING, AWAITING_HEAD -> fail(SpliceDispatcher.UpstreamFailure.TIMED_OUT,
+      case SENDING, AWAITING_HEAD -> fail(UpstreamFailure.TIMED_OUT,
           "no response head within " + loop.settings.responseTimeout().toSeconds() + " s");
       case IDLE -> close();
       default -> { }
@@ -289,6 +305,7 @@ final class UpstreamConnection implements EventLoop.Handler {
 
   private String describe(Exception e) {
     String message = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
-    return "replica endpoint " + address + ": " + message.toLowerCase(java.util.Locale.ROOT);
+    return "replica endpoint " + address.getAddress().getHostAddress() + ":" + address.getPort()
+        + ": " + message.toLowerCase(java.util.Locale.ROOT);
   }
 }

@@ -1,5 +1,6 @@
 package dev.sluice.ingress.splice;
 
+import java.net.InetSocketAddress;
 import java.util.ArrayDeque;
 import java.util.HashMap;
 import java.util.Map;
@@ -11,22 +12,22 @@ import java.util.Map;
 final class UpstreamPool {
 
   private final EventLoop loop;
-  private final Map<String, ArrayDeque<UpstreamConnection>> idle = new HashMap<>();
+  private final Map<InetSocketAddress, ArrayDeque<UpstreamConnection>> idle = new HashMap<>();
 
   UpstreamPool(EventLoop loop) {
     this.loop = loop;
   }
 
-  /** An idle open connection to {@code host:port}, or a new one being opened. */
-  UpstreamConnection acquire(String host, int port) {
-    ArrayDeque<UpstreamConnection> connections = idle.get(UpstreamConnection.address(host, port));
+  /** An idle open connection to {@code address}, or a new one being opened. */
+  UpstreamConnection acquire(InetSocketAddress address) {
+    ArrayDeque<UpstreamConnection> connections = idle.get(address);
     while (connections != null && !connections.isEmpty()) {
       UpstreamConnection connection = connections.pollFirst();
       if (connection.open()) {
         return connection;
       }
     }
-    return new UpstreamConnection(loop, host, port);
+    return new UpstreamConnection(loop, address);
   }
 
   void release(UpstreamConnection connection) {

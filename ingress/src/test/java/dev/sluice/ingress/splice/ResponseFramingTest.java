@@ -74,14 +74,4 @@ class ResponseFramingTest {
     assertThatThrownBy(() -> new ResponseFraming(1024).acceptHead(garbled, 0, garbled.length))
         .isInstanceOf(MalformedHttpException.class);
   }
-
-  @Test
-  void requestHeadsWithConflictingLengthsAreRefused() throws Exception {
-    byte[] smuggle = bytes("POST / HTTP/1.1\r\nContent-Length: 5\r\nContent-Length: 6\r\n\r\n");
-    HttpHead head = HttpHead.parse(smuggle, HttpHead.end(smuggle, 0, smuggle.length));
-    assertThatThrownBy(head::contentLength).isInstanceOf(MalformedHttpException.class);
-    byte[] folded = bytes("GET / HTTP/1.1\r\n folded: x\r\n\r\n");
-    assertThatThrownBy(() -> HttpHead.parse(folded, folded.length))
-        .isInstanceOf(MalformedHttpException.class);
-  }
 }

@@ -20,9 +20,10 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.apache.pekko.http.javadsl.model.ContentTypes;
-import org.apache.pekko.http.javadsl.model.HttpEntities;
-import org.apache.pekko.http.javadsl.model.HttpResponse;
+import dev.sluice.ingress.edge.Answer;
+import dev.sluice.ingress.edge.HeaderField;
+import dev.sluice.ingress.edge.UpstreamFailure;
+import java.util.Optional;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -34,9 +35,8 @@ import org.junit.jupiter.api.Test;
  */
 class SpliceServerIT {
 
-  private static final SpliceSettings SETTINGS = new SpliceSettings(2, 128, 4096, 64 * 1024,
-      Duration.ofSeconds(1), Duration.ofSeconds(1), Duration.ofSeconds(1),
-      Duration.ofSeconds(30));
+  private static final SpliceSettings SETTINGS =
+      SpliceSettings.forTests(4096, 64 * 1024, Duration.ofSeconds(1));
 
   /** Counts what happens to one request's lease. */
   static final class RecordingLease implements Decision.Lease {
@@ -67,30 +67,37 @@ class SpliceServerIT {
   private ScriptedUpstream upstream;
   private SpliceServer server;
 
+  /** Requests the dispatcher decided, in order (what reached the control side). */
+  private final List<SpliceRequest> decided = new java.util.concurrent.CopyOnWriteArrayList<>();
+
   private final SpliceDispatcher dispatcher = new SpliceDispatcher() {
     @Override
+    public Optional<Answer> screen(SpliceRequest head) {
+      return head.header("x-deny") == null ? Optional.empty()
+          : Optional.of(Answer.text(401, "denied"));
+    }
+
+    @Override
     public CompletionStage<Decision> decide(SpliceRequest request) {
+      decided.add(request);
       if (request.path().equals("/local")) {
-        return CompletableFuture.completedFuture(new Decision.Respond(HttpResponse.create()
-            .withEntity(HttpEntities.create(ContentTypes.TEXT_PLAIN_UTF8, "local answer"))));
+        return CompletableFuture.completedFuture(
+            new Decision.Respond(Answer.text(200, "local answer")));
       }
       RecordingLease lease = new RecordingLease();
       leases.add(lease);
       if (request.path().equals("/slow")) {
         return slowDecision.thenApply(port -> new Decision.Forward("127.0.0.1", port,
-            "replica-1", "slow", List.of(), lease));
+            "replica-1", List.of(), lease));
       }
-      String id = request.header("x-request-id") == null ? "generated"
-          : request.header("x-request-id");
       return CompletableFuture.supplyAsync(() -> new Decision.Forward("127.0.0.1", upstreamPort,
-          "replica-1", id, List.of(new HeaderField("x-extra", "yes")), lease));
+          "replica-1", List.of(new HeaderField("x-extra", "yes")), lease));
     }
 
     @Override
-    public HttpResponse upstreamFailed(Decision.Forward target, UpstreamFailure failure,
-        String detail) {
-      return HttpResponse.create().withStatus(failure == UpstreamFailure.TIMED_OUT ? 504 : 502)
-          .withEntity(HttpEntities.create(ContentTypes.TEXT_PLAIN_UTF8, failure.name()));
+    public Answer upstreamFailed(Decision.Forward target, SpliceRequest request,
+        UpstreamFailure failure, String detail) {
+      return Answer.text(failure == UpstreamFailure.TIMED_OUT ? 504 : 502, failure.name());
     }
   };
 
@@ -98,7 +105,7 @@ class SpliceServerIT {
   void start() throws IOException {
     upstream = new ScriptedUpstream();
     upstreamPort = upstream.port();
-    server = SpliceServer.bind("127.0.0.1", 0, SETTINGS, dispatcher);
+    server = SpliceServer.bind("127.0.0.1", 0, SETTINGS, dispatcher, fatal -> { });
   }
 
   @AfterEach
@@ -225,8 +232,8 @@ class SpliceServerIT {
 
   @Test
   void badInputGetsAnOpenAiErrorAndTheConnectionClosed() throws Exception {
-    RawHttp.Response tooBig = rejected("POST /v1/completions HTTP/1.1\r\ncontent-length: "
-        + (1 << 20) + "\r\n\r\n");
+    RawHttp.Response tooBig = rejected("POST /v1/completions HTTP/1.1\r\nhost: x\r\n"
+        + "content-length: " + (1 << 20) + "\r\n\r\n");
     assertThat(tooBig.status()).isEqualTo(413);
     assertThat(tooBig.body()).contains("\"type\":\"invalid_request_error\"")
         .contains("\"code\":\"payload_too_large\"");
@@ -237,12 +244,12 @@ class SpliceServerIT {
         .body()).contains("Transfer-Encoding gzip");
     assertThat(rejected("POST /v1/completions HTTP/1.1\r\ntransfer-encoding: chunked\r\n"
         + "content-length: 3\r\n\r\n").status()).isEqualTo(400);
-    assertThat(rejected("POST /v1/completions HTTP/1.1\r\ntransfer-encoding: chunked\r\n\r\n"
-        + "zz\r\n").status()).isEqualTo(400);
+    assertThat(rejected("POST /v1/completions HTTP/1.1\r\nhost: x\r\n"
+        + "transfer-encoding: chunked\r\n\r\nzz\r\n").status()).isEqualTo(400);
     String overLimit = Integer.toHexString(64 * 1024) + "\r\n" + "x".repeat(64 * 1024) + "\r\n"
         + "1\r\nx\r\n";
-    assertThat(rejected("POST /v1/completions HTTP/1.1\r\ntransfer-encoding: chunked\r\n\r\n"
-        + overLimit).status()).isEqualTo(413);
+    assertThat(rejected("POST /v1/completions HTTP/1.1\r\nhost: x\r\n"
+        + "transfer-encoding: chunked\r\n\r\n" + overLimit).status()).isEqualTo(413);
     assertThat(rejected("GET / HTTP/2.0\r\n\r\n").status()).isEqualTo(505);
     RawHttp.Response smuggled = rejected("POST /v1/completions HTTP/1.1\r\ncontent-length: 1\r\n"
         + "content-length: 2\r\n\r\nab");
@@ -303,19 +310,50 @@ class SpliceServerIT {
   }
 
   @Test
-  void aClientLeavingWhileTheRouterChoosesReleasesTheLeaseAndSendsNothing() throws Exception {
+  void aClientHalfClosingAfterItsRequestStillGetsTheAnswer() throws Exception {
+    try (Socket socket = client()) {
+      socket.getOutputStream().write(ascii(post("/slow", "{}", "x-request-id", "half")));
+      socket.shutdownOutput();  // an HTTP half-close is not an abort (RFC 9112 §9.6)
+      Await.until(Duration.ofSeconds(5), "the request reached the router",
+          () -> !leases.isEmpty());
+      slowDecision.complete(upstreamPort);
+      InputStream in = new BufferedInputStream(socket.getInputStream());
+      RawHttp.Response response = RawHttp.response(in);
+
+      assertThat(response.status()).isEqualTo(200);
+      assertThat(response.header("x-request-id")).isEqualTo("half");
+      assertThat(response.header("connection")).isEqualTo("close");
+      assertThat(in.read()).as("closed after the answer").isEqualTo(-1);
+    }
+    leases.get(0).awaitEnd();
+    assertThat(leases.get(0).releases).hasValue(1);
+  }
+
+  @Test
+  void aClientLeavingWhileTheRouterChoosesReleasesTheLeaseOnce() throws Exception {
+    upstream.script = (request, headers, out, socket) -> {
+      out.write(ascii("HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n"));
+      while (true) {  // until the ingress, finding its client gone, closes this connection
+        out.write(chunk("data: more\n\n"));
+        out.flush();
+        try {
+          Thread.sleep(5);
+        } catch (InterruptedException e) {
+          return false;
+        }
+      }
+    };
     try (Socket socket = client()) {
       socket.getOutputStream().write(ascii(post("/slow", "{}")));
       Await.until(Duration.ofSeconds(5), "the request reached the router",
           () -> !leases.isEmpty());
     }
-    Await.until(Duration.ofSeconds(5), "the ingress saw the client leave",
-        () -> server.openConnections() == 0);
     slowDecision.complete(upstreamPort);
 
     leases.get(0).awaitEnd();
     assertThat(leases.get(0).releases).hasValue(1);
-    assertThat(upstream.connections).hasValue(0);
+    assertThat(server.openConnections()).isZero();
+    assertThat(upstream.events.poll(10, TimeUnit.SECONDS)).startsWith("closed");
   }
 
   @Test

@@ -1,6 +1,7 @@
 package dev.sluice.router.http;
 
 import dev.sluice.capacity.CapacityQueue;
+import dev.sluice.core.http.ClusterToken;
 import dev.sluice.core.http.JsonText;
 import dev.sluice.core.http.SluiceHeaders;
 import dev.sluice.core.openai.ForwardedBody;
@@ -29,7 +30,8 @@ import org.apache.pekko.stream.Materializer;
  * {@code POST /internal/route} for external data planes (HAProxy and the like), on the control
  * node. Body: the client's JSON or nothing (its model and prompt are read, unless
  * {@code x-body-truncated} says it was cut: then there is no routing key). 200 {@code {"host","port","replica_id"}}; 503 {@code {"detail"}}.
- * {@code GET /health} answers {@code {"status":"ok"}}.
+ * {@code GET /health} answers {@code {"status":"ok"}}. With a cluster token set, {@code
+ * /internal/route} needs it ({@code Authorization: Bearer <token>}; 401 otherwise).
  */
 public final class RouterHttpEndpoint {
 
@@ -63,6 +65,15 @@ public final class RouterHttpEndpoint {
     if (path.equals("/health") && request.method().equals(HttpMethods.GET)) {
       request.discardEntityBytes(materializer);
       return CompletableFuture.completedFuture(json(200, "{\"status\":\"ok\"}"));
+    }
+    if (!settings.clusterToken().admits(
+        request.getHeader("authorization").map(HttpHeader::value).orElse(null))) {
+      request.discardEntityBytes(materializer);
+      return CompletableFuture.completedFuture(HttpResponse.create().withStatus(401)
+          .addHeader(org.apache.pekko.http.javadsl.model.headers.RawHeader.create(
+              "www-authenticate", "Bearer"))
+          .withEntity(HttpEntities.create(ContentTypes.APPLICATION_JSON,
+              ClusterToken.refusalJson())));
     }
     if (!path.equals("/internal/route") || !request.method().equals(HttpMethods.POST)) {
       request.discardEntityBytes(materializer);

@@ -3,6 +3,7 @@ package dev.sluice.router.reserve;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.sluice.core.ReplicaInfo;
+import dev.sluice.core.http.ClusterToken;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.CompletionStage;
@@ -11,6 +12,7 @@ import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.http.javadsl.Http;
 import org.apache.pekko.http.javadsl.model.HttpMethods;
 import org.apache.pekko.http.javadsl.model.HttpRequest;
+import org.apache.pekko.http.javadsl.model.headers.RawHeader;
 
 /**
  * Talks to a replica's reservation endpoint: {@code POST /-/reservations} takes a slot (token +
@@ -23,10 +25,19 @@ public final class ReservationClient {
 
   private final ActorSystem<?> system;
   private final Duration timeout;
+  private final ClusterToken token;
 
   public ReservationClient(ActorSystem<?> system, Duration timeout) {
     this.system = system;
     this.timeout = timeout;
+    this.token = ClusterToken.of(system);
+  }
+
+  /** {@code request} with the cluster token, which every replica route but health needs. */
+  public HttpRequest authorized(HttpRequest request) {
+    return token.authorization()
+        .map(value -> request.addHeader(RawHeader.create("authorization", value)))
+        .orElse(request);
   }
 
   /**
@@ -38,7 +49,8 @@ public final class ReservationClient {
 
   public CompletionStage<Outcome> reserve(ReplicaInfo replica) {
     return Http.get(system)
-        .singleRequest(HttpRequest.POST("http://" + replica.authority() + "/-/reservations"))
+        .singleRequest(authorized(
+            HttpRequest.POST("http://" + replica.authority() + "/-/reservations")))
         .thenComposeAsync(response -> response.entity().toStrict(timeout.toMillis(), system)
             .thenApplyAsync(entity -> parse(response.status().intValue(),
                 entity.getData().utf8String()), system.executionContext()),
@@ -49,8 +61,8 @@ public final class ReservationClient {
 
   public CompletionStage<Void> release(ReplicaInfo replica, String token) {
     return Http.get(system)
-        .singleRequest(HttpRequest.create("http://" + replica.authority() + "/-/reservations/"
-            + token).withMethod(HttpMethods.DELETE))
+        .singleRequest(authorized(HttpRequest.create("http://" + replica.authority()
+            + "/-/reservations/" + token).withMethod(HttpMethods.DELETE)))
         .thenAcceptAsync(response -> response.discardEntityBytes(system),
             system.executionContext());
   }

@@ -6,6 +6,8 @@ import java.util.concurrent.atomic.LongAdder;
 public final class ReplicaCounters {
   /** TCP connections accepted. A proxy that reuses connections keeps this low. */
   public final LongAdder connections = new LongAdder();
+  /** HTTP requests received, every route: what a proxy in front sent, message by message. */
+  public final LongAdder requests = new LongAdder();
   /** Streaming answers started. */
   public final LongAdder streams = new LongAdder();
   /** Requests refused with replica_at_capacity. */

@@ -7,6 +7,7 @@ import dev.sluice.core.openai.SseFrames;
 
 import dev.sluice.core.Failures;
 import dev.sluice.core.http.ApiError;
+import dev.sluice.core.http.ClusterToken;
 import dev.sluice.core.http.ServeReason;
 import dev.sluice.core.http.SluiceHeaders;
 import dev.sluice.replica.engine.Engine;
@@ -38,6 +39,8 @@ import scala.concurrent.ExecutionContextExecutor;
  * The replica's own OpenAI endpoint: {@code POST /v1/chat/completions}, {@code POST
  * /v1/completions}, {@code GET /v1/models}, {@code GET /-/healthz}, {@code GET /-/stats}. Takes a
  * slot before reading the body; frees it when the answer ends, fails or the client goes away.
+ * With a cluster token set ({@code sluice.core.cluster-token}), every route but {@code
+ * /-/healthz} needs it: clients reach replicas through an ingress, never around it.
  */
 public final class ReplicaHttpHandler
     implements org.apache.pekko.japi.function.Function<HttpRequest, CompletionStage<HttpResponse>> {
@@ -57,6 +60,7 @@ public final class ReplicaHttpHandler
   private final ExecutionContextExecutor executor;
   private final RawHeader servedBy;
   private final ReplicaCounters counters = new ReplicaCounters();
+  private final ClusterToken clusterToken;
   private volatile boolean draining;
 
   public ReplicaHttpHandler(ActorSystem<?> system, ReplicaEndpointSettings settings, Engine engine) {
@@ -70,6 +74,7 @@ public final class ReplicaHttpHandler
     this.materializer = Materializer.matFromSystem(system);
     this.executor = system.executionContext();
     this.servedBy = RawHeader.create(SluiceHeaders.SERVED_BY, settings.replicaId());
+    this.clusterToken = ClusterToken.of(system);
     this.relay = new RelayHandler(settings.replicaId(), engine, slots, reservations, parser,
         materializer, executor, () -> draining);
     this.expirySweep = system.scheduler().scheduleWithFixedDelay(Duration.ofSeconds(1),
@@ -113,6 +118,13 @@ public final class ReplicaHttpHandler
     String path = request.getUri().path();
     boolean post = request.method().equals(HttpMethods.POST);
     boolean get = request.method().equals(HttpMethods.GET);
+    counters.requests.increment();
+    if (!(get && path.equals("/-/healthz")) && !clusterToken.admits(
+        request.getHeader("authorization").map(HttpHeader::value).orElse(null))) {
+      request.discardEntityBytes(materializer);
+      return done(json(401, ClusterToken.refusalJson())
+          .addHeader(RawHeader.create("www-authenticate", "Bearer")));
+    }
     if (post && path.equals("/v1/chat/completions")) {
       return completion(request, CompletionRequest.Kind.CHAT);
     }
@@ -250,6 +262,7 @@ public final class ReplicaHttpHandler
         + ",\"draining\":" + draining
         + ",\"reservations\":" + reservations.outstanding()
         + ",\"accepted_connections\":" + counters.connections.sum()
+        + ",\"requests\":" + counters.requests.sum()
         + ",\"streams\":" + counters.streams.sum()
         + ",\"rejected\":" + counters.rejected.sum()
         + ",\"engine\":{\"running\":" + engineStats.running()

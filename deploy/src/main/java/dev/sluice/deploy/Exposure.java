@@ -1,0 +1,50 @@
+package dev.sluice.deploy;
+
+import com.typesafe.config.Config;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Loud warnings, once at start, for a listener reachable beyond this machine without its guard:
+ * the public ingress without API keys, or an internal endpoint (router, replica) without the
+ * cluster token. Loopback binds (the default, and {@code sluice local}) are quiet.
+ */
+final class Exposure {
+
+  private static final Logger log = LoggerFactory.getLogger(Exposure.class);
+
+  private Exposure() {}
+
+  static void warnIngress(String host, boolean apiKeys) {
+    if (!apiKeys && !isLoopback(host)) {
+      log.warn("SECURITY: the ingress listens on {} without API keys: anyone who reaches it can "
+          + "use every model. Set sluice.ingress.api-keys (env SLUICE_API_KEYS) or "
+          + "api-keys-file, or bind it to 127.0.0.1.", host);
+    }
+  }
+
+  static void warnInternal(String what, String host, boolean clusterToken) {
+    if (!clusterToken && !isLoopback(host)) {
+      log.warn("SECURITY: {} listens on {} without a cluster token: anyone who reaches it can "
+          + "use it directly, past the ingress's keys and limits. Set sluice.core.cluster-token "
+          + "(env SLUICE_CLUSTER_TOKEN) on every node, or keep it on an internal interface.",
+          what, host);
+    }
+  }
+
+  /** The replica endpoints' bind host, as {@code ReplicaNodeSettings} derives it. */
+  static String replicaBindHost(Config config) {
+    String bind = config.getString("sluice.replica.bind-host");
+    return bind.isBlank() ? config.getString("pekko.remote.artery.canonical.hostname") : bind;
+  }
+
+  static boolean isLoopback(String host) {
+    try {
+      return InetAddress.getByName(host).isLoopbackAddress();
+    } catch (UnknownHostException e) {
+      return false;
+    }
+  }
+}

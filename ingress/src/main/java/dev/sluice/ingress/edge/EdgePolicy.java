@@ -1,0 +1,105 @@
+package dev.sluice.ingress.edge;
+
+import dev.sluice.core.http.ApiError;
+import dev.sluice.core.http.ClusterToken;
+import dev.sluice.core.http.SluiceHeaders;
+import dev.sluice.core.openai.ForwardedBody;
+import dev.sluice.router.RouteRequest;
+import java.time.Duration;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.function.Function;
+
+/**
+ * What every data path does the same way with a request before and around routing: its id, its
+ * session, the router's time budget, the part of the body the router sees, who may send it, and
+ * what it carries to the replica. One instance per ingress, built from its settings.
+ */
+public final class EdgePolicy {
+
+  /** Paths answered without an API key: health probes. */
+  private static final String HEALTH = "/-/healthz";
+
+  private final String sessionHeader;
+  private final Duration routeTimeout;
+  private final long routeBudgetMillis;
+  private final boolean forwardBody;
+  private final int forwardBodyLimit;
+  private final ApiKeys apiKeys;
+  private final List<HeaderField> upstreamHeaders;
+
+  public EdgePolicy(String sessionHeader, Duration routeTimeout, boolean forwardBody,
+      int forwardBodyLimit, ApiKeys apiKeys, ClusterToken clusterToken) {
+    this.sessionHeader = Objects.requireNonNull(sessionHeader, "sessionHeader");
+    this.routeTimeout = Objects.requireNonNull(routeTimeout, "routeTimeout");
+    // The router must answer (even "capacity exhausted") before this ingress gives up on it.
+    this.routeBudgetMillis = Math.max(1, routeTimeout.toMillis() * 9 / 10);
+    this.forwardBody = forwardBody;
+    this.forwardBodyLimit = forwardBodyLimit;
+    this.apiKeys = Objects.requireNonNull(apiKeys, "apiKeys");
+    this.upstreamHeaders = clusterToken.authorization()
+        .map(value -> List.of(new HeaderField("authorization", value)))
+        .orElse(List.of());
+  }
+
+  /** The id a request gets: the client's {@code x-request-id} if safe, else a new one. */
+  public String requestId(String sent) {
+    return RequestIds.accept(sent);
+  }
+
+  /**
+   * The session id: the first header named like the configured session header (case-insensitive,
+   * {@code -} and {@code _} alike), whatever the header type of the server at hand.
+   */
+  public <H> Optional<String> sessionId(Iterable<H> headers, Function<H, String> name,
+      Function<H, String> value) {
+    for (H header : headers) {
+      if (SluiceHeaders.sameHeader(sessionHeader, name.apply(header))) {
+        return Optional.of(value.apply(header));
+      }
+    }
+    return Optional.empty();
+  }
+
+  /** How long this ingress waits for the router's pick. */
+  public Duration routeTimeout() {
+    return routeTimeout;
+  }
+
+  /** The budget the router gets to answer within (a little less than the route timeout). */
+  public long routeBudgetMillis() {
+    return routeBudgetMillis;
+  }
+
+  /** What the router is asked, given what the ingress read of the request. */
+  public RouteRequest routeRequest(String requestId, Optional<String> session, byte[] body) {
+    Optional<ForwardedBody> forwarded = forwardBody
+        ? Optional.of(ForwardedBody.cut(body, forwardBodyLimit)) : Optional.empty();
+    return new RouteRequest(requestId, session, forwarded, routeBudgetMillis);
+  }
+
+  /**
+   * The answer for a request that may not pass ({@code 401} in the OpenAI shape), or empty. Only
+   * health probes pass without a key when keys are configured.
+   */
+  public Optional<Answer> authenticate(String path, String authorization, String requestId) {
+    if (!apiKeys.enabled() || path.equals(HEALTH) || apiKeys.accepts(authorization)) {
+      return Optional.empty();
+    }
+    String message = authorization == null
+        ? "Missing API key: send it as Authorization: Bearer <key>"
+        : "Incorrect API key provided";
+    return Optional.of(Answers.error(new ApiError(ApiError.Code.INVALID_API_KEY, message, null),
+        requestId).with("www-authenticate", "Bearer"));
+  }
+
+  public boolean requiresApiKey() {
+    return apiKeys.enabled();
+  }
+
+  /** Fields the ingress adds to every request it sends to a replica (the cluster token). */
+  public List<HeaderField> upstreamHeaders() {
+    return upstreamHeaders;
+  }
+}
