@@ -101,9 +101,16 @@ public final class ApplicationsConfigParser {
     Node loading = llm.object("model_loading_config", true);
     loading.allowOnly("model_id");
     String modelId = loading.string("model_id", null);
-    return new LlmConfig(
+    LlmConfig config = new LlmConfig(
         modelId, engine(llm.object("engine_config", false)),
         deployment(llm.object("deployment_config", false)));
+    // The model id names the deployment when deployment_config.name is not set, and a replica id
+    // (app#deployment#unique-id) cannot hold a '#'.
+    if (config.deploymentName().contains("#")) {
+      throw loading.error("model_id",
+          "'" + modelId + "' (expected: no '#', or a deployment_config.name without one)");
+    }
+    return config;
   }
 
   private static EngineConfig engine(Node engine) {

@@ -83,8 +83,9 @@ final class Node {
     if (value == null) {
       return defaultValue;
     }
-    if (!value.isNumber()) {
-      throw error(name, value + " (expected: a number >= " + min + ")");
+    // A literal beyond double range (1e400) reads as Infinity: refused, not taken as "forever".
+    if (!value.isNumber() || !Double.isFinite(value.doubleValue())) {
+      throw error(name, value + " (expected: a finite number >= " + min + ")");
     }
     if (value.doubleValue() < min) {
       throw error(name, value + " (expected: >= " + min + ")");
@@ -145,10 +146,17 @@ final class Node {
     if (value.isBoolean()) {
       return value.booleanValue();
     }
+    // longValue() wraps and doubleValue() overflows silently: out-of-range numbers are refused.
     if (value.isIntegralNumber()) {
+      if (!value.canConvertToLong()) {
+        throw error(name, value + " (expected: an integer within 64 bits)");
+      }
       return value.longValue();
     }
     if (value.isNumber()) {
+      if (!Double.isFinite(value.doubleValue())) {
+        throw error(name, value + " (expected: a finite number)");
+      }
       return value.doubleValue();
     }
     if (value.isArray()) {

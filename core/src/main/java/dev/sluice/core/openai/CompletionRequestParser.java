@@ -5,6 +5,9 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.sluice.core.http.ApiError;
 import dev.sluice.core.openai.Prompts;
+import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.StandardCharsets;
 import java.util.Set;
 
 /**
@@ -28,6 +31,10 @@ public final class CompletionRequestParser {
   }
 
   public CompletionRequest parse(CompletionRequest.Kind kind, byte[] body) {
+    if (!isUtf8(body)) {
+      throw new ApiError(ApiError.Code.INVALID_JSON,
+          "Invalid JSON body: not UTF-8 (expected: UTF-8, RFC 8259 section 8.1)", null);
+    }
     JsonNode root;
     try {
       root = JSON.readTree(body);
@@ -52,7 +59,8 @@ public final class CompletionRequestParser {
     int maxTokens = defaultMaxTokens;
     if (limit != null) {
       if (!limit.isIntegralNumber() || !limit.canConvertToInt()) {
-        throw ApiError.invalid(limitName, limitName + ": " + limit + " (expected: an integer >= 1)");
+        throw ApiError.invalid(limitName,
+            limitName + ": " + abbreviate(limit) + " (expected: an integer >= 1)");
       }
       maxTokens = limit.intValue();
       if (maxTokens < 1) {
@@ -64,8 +72,9 @@ public final class CompletionRequestParser {
       }
     }
     JsonNode n = field(root, "n");
-    if (n != null && !(n.isIntegralNumber() && n.intValue() == 1)) {
-      throw ApiError.invalid("n", "n: " + n + " (expected: 1)");
+    // canConvertToInt first: intValue() wraps, so 4294967297 would pass as 1.
+    if (n != null && !(n.isIntegralNumber() && n.canConvertToInt() && n.intValue() == 1)) {
+      throw ApiError.invalid("n", "n: " + abbreviate(n) + " (expected: 1)");
     }
     boolean stream = bool(root, "stream");
     boolean includeUsage = false;
@@ -73,12 +82,34 @@ public final class CompletionRequestParser {
     if (options != null) {
       if (!options.isObject()) {
         throw ApiError.invalid("stream_options",
-            "stream_options: " + options + " (expected: an object)");
+            "stream_options: " + abbreviate(options) + " (expected: an object)");
       }
       includeUsage = bool(options, "include_usage");
     }
     return new CompletionRequest(
         kind, model, prompt, maxTokens, limit != null, stream, includeUsage);
+  }
+
+  /**
+   * Checked before Jackson reads the body: its byte parser matches a field name against the
+   * names it has already seen before decoding it, and pads short names with 0xFF bytes, so once
+   * {@code model} has been seen, an invalid {@code "mode\xFF\xFF\xFFl"} reads as {@code model}
+   * instead of failing (jackson-core 2.20). Valid UTF-8 never holds 0xFF.
+   */
+  private static boolean isUtf8(byte[] body) {
+    int i = 0;
+    while (i < body.length && body[i] >= 0) {
+      i++;
+    }
+    if (i == body.length) {
+      return true;
+    }
+    try {
+      StandardCharsets.UTF_8.newDecoder().decode(ByteBuffer.wrap(body, i, body.length - i));
+      return true;
+    } catch (CharacterCodingException e) {
+      return false;
+    }
   }
 
   private String model(JsonNode root) {
@@ -87,11 +118,12 @@ public final class CompletionRequestParser {
       return servedModel;
     }
     if (!model.isTextual()) {
-      throw ApiError.invalid("model", "model: " + model + " (expected: a string)");
+      throw ApiError.invalid("model", "model: " + abbreviate(model) + " (expected: a string)");
     }
     if (!model.asText().equals(servedModel)) {
       throw new ApiError(ApiError.Code.MODEL_NOT_FOUND,
-          "The model `" + model.asText() + "` does not exist (served: " + servedModel + ")",
+          "The model `" + abbreviate(model.asText()) + "` does not exist (served: " + servedModel
+              + ")",
           "model");
     }
     return servedModel;
@@ -115,8 +147,9 @@ public final class CompletionRequestParser {
       }
       JsonNode role = field(message, "role");
       if (role == null || !role.isTextual() || !ROLES.contains(role.asText())) {
-        throw ApiError.invalid(at + ".role", at + ".role: " + role
-            + " (expected: one of " + String.join(", ", new java.util.TreeSet<>(ROLES)) + ")");
+        throw ApiError.invalid(at + ".role", at + ".role: "
+            + (role == null ? "null" : abbreviate(role)) + " (expected: one of "
+            + String.join(", ", new java.util.TreeSet<>(ROLES)) + ")");
       }
       if (i > 0) {
         prompt.append('\n');
@@ -153,7 +186,7 @@ public final class CompletionRequestParser {
       return false;
     }
     if (!value.isBoolean()) {
-      throw ApiError.invalid(name, name + ": " + value + " (expected: true or false)");
+      throw ApiError.invalid(name, name + ": " + abbreviate(value) + " (expected: true or false)");
     }
     return value.booleanValue();
   }
@@ -163,8 +196,12 @@ public final class CompletionRequestParser {
     return value == null || value.isNull() ? null : value;
   }
 
+  /** A client's value as an error message quotes it: at most 60 characters. */
   private static String abbreviate(JsonNode node) {
-    String text = node.toString();
+    return abbreviate(node.toString());
+  }
+
+  private static String abbreviate(String text) {
     return text.length() <= 60 ? text : text.substring(0, 57) + "...";
   }
 }

@@ -14,7 +14,7 @@ final class ResponseFraming {
   enum Body { NONE, LENGTH, CHUNKED, UNTIL_CLOSE }
 
   private final int maxHeadBytes;
-  private byte[] headBytes = new byte[512];
+  private byte[] headBytes;
   private int headLength;
   private int scanned;
   private HttpHead head;
@@ -24,8 +24,10 @@ final class ResponseFraming {
   private long remaining;
   private ChunkedScanner chunks;
 
+  /** {@code maxHeadBytes} bounds a head, its blank line included, however it arrives. */
   ResponseFraming(int maxHeadBytes) {
     this.maxHeadBytes = maxHeadBytes;
+    this.headBytes = new byte[Math.min(512, maxHeadBytes)];
   }
 
   boolean headComplete() {
@@ -50,7 +52,7 @@ final class ResponseFraming {
    */
   int acceptHead(byte[] bytes, int offset, int length) throws MalformedHttpException {
     if (headLength + length > headBytes.length) {
-      int wanted = Math.min(Math.max(headBytes.length * 2, headLength + length), maxHeadBytes + 4);
+      int wanted = Math.min(Math.max(headBytes.length * 2, headLength + length), maxHeadBytes);
       headBytes = Arrays.copyOf(headBytes, wanted);
     }
     int taken = Math.min(length, headBytes.length - headLength);
@@ -58,7 +60,7 @@ final class ResponseFraming {
     headLength += taken;
     int end = HttpHead.end(headBytes, scanned, headLength);
     if (end < 0) {
-      if (headLength > maxHeadBytes) {
+      if (headLength >= maxHeadBytes) {
         throw new MalformedHttpException("response head over " + maxHeadBytes + " bytes");
       }
       scanned = HttpHead.resumeFrom(headLength);
@@ -67,6 +69,9 @@ final class ResponseFraming {
     head = HttpHead.parseResponse(headBytes, end);
     status = Integer.parseInt(head.second);
     headEnd = end;
+    if (status < 100) {
+      throw new MalformedHttpException("status " + head.second + " (expected: 100 to 999)");
+    }
     if (status == 101) {
       throw new MalformedHttpException("a protocol switch (101) is not proxied");
     }
@@ -120,7 +125,7 @@ final class ResponseFraming {
     chunks = null;
     remaining = 0;
     if (headBytes.length > 512) {
-      headBytes = new byte[512];
+      headBytes = new byte[Math.min(512, maxHeadBytes)];
     }
   }
 

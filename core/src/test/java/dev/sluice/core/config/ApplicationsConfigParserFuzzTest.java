@@ -1,0 +1,155 @@
+package dev.sluice.core.config;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.code_intelligence.jazzer.junit.FuzzTest;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * Any text as an application config (YAML or JSON): only a {@link ConfigException} may come out;
+ * an accepted config has valid, unique names, counts and limits in range, finite durations and
+ * plain kwargs, and reads the same once rendered back to JSON.
+ *
+ * <p>Seeds: {@code ApplicationsConfigParserFuzzTestInputs/} beside this class in
+ * {@code src/test/resources}.
+ */
+class ApplicationsConfigParserFuzzTest {
+
+  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final ObjectMapper YAML = new YAMLMapper();
+
+  @FuzzTest(maxDuration = "20s")
+  void acceptsOnlyValidConfigsAndRefusesTheRestWithAConfigException(byte[] input)
+      throws IOException {
+    String text = new String(input, StandardCharsets.UTF_8);
+    ApplicationsConfig config;
+    try {
+      config = ApplicationsConfigParser.parse(text);
+    } catch (ConfigException e) {
+      assertThat(e.getMessage()).isNotBlank();
+      return;
+    }
+    assertValid(config);
+    assertKwargsIntegersFitTheirType(text);
+    String rendered = JSON.writeValueAsString(render(config));
+    assertThat(ApplicationsConfigParser.parse(rendered)).as("rendered as %s", rendered)
+        .isEqualTo(config);
+  }
+
+  private static void assertValid(ApplicationsConfig config) {
+    Set<String> names = new HashSet<>();
+    Set<String> prefixes = new HashSet<>();
+    for (ApplicationConfig app : config.applications()) {
+      assertThat(app.name()).matches("[A-Za-z0-9_.-]+");
+      assertThat(names.add(app.name())).as("unique app name %s", app.name()).isTrue();
+      assertThat(app.routePrefix()).startsWith("/");
+      assertThat(prefixes.add(app.routePrefix())).isTrue();
+      assertThat(app.llmConfigs()).isNotEmpty();
+      Set<String> deployments = new HashSet<>();
+      for (LlmConfig llm : app.llmConfigs()) {
+        assertThat(llm.modelId()).isNotBlank();
+        String deployment = llm.deploymentName();
+        assertThat(deployment).as("deployment name").isNotBlank().doesNotContain("#");
+        assertThat(deployments.add(deployment)).isTrue();
+        EngineConfig engine = llm.engine();
+        assertThat(engine.type()).isEqualTo(EngineConfig.SIMULATED);
+        assertThat(engine.ttftMs()).isNotNegative();
+        assertThat(engine.itlMs()).isNotNegative();
+        assertThat(engine.maxModelLen()).isPositive();
+        assertThat(engine.defaultMaxTokens()).isBetween(1, engine.maxModelLen());
+        assertThat(engine.maxNumSeqs()).isPositive();
+        assertThat(engine.kvCacheBlocks()).isPositive();
+        DeploymentConfig d = llm.deployment();
+        assertThat(d.numReplicas()).isNotNegative();
+        assertThat(d.maxOngoingRequests()).isPositive();
+        assertThat(d.gracefulShutdownTimeoutS()).isFinite().isGreaterThanOrEqualTo(0);
+        assertThat(d.healthCheckPeriodS()).isFinite().isGreaterThanOrEqualTo(0.1);
+        assertThat(d.healthCheckTimeoutS()).isFinite().isGreaterThanOrEqualTo(0.1);
+        assertThat(d.requestRouter().requestRouterClass()).isNotBlank();
+        d.requestRouter().kwargs().values().forEach(ApplicationsConfigParserFuzzTest::assertPlain);
+      }
+    }
+  }
+
+  /** Kwargs are plain JSON values: strings, longs, finite doubles, booleans, lists, maps. */
+  private static void assertPlain(Object value) {
+    assertThat(value).isNotNull();
+    if (value instanceof List<?> list) {
+      list.forEach(ApplicationsConfigParserFuzzTest::assertPlain);
+    } else if (value instanceof Map<?, ?> map) {
+      map.forEach((key, item) -> {
+        assertThat(key).isInstanceOf(String.class);
+        assertPlain(item);
+      });
+    } else if (value instanceof Double number) {
+      assertThat(number).isFinite();
+    } else {
+      assertThat(value).isInstanceOfAny(String.class, Long.class, Boolean.class);
+    }
+  }
+
+  /**
+   * An integer kwarg is read as a long: one too large for it must be refused, never wrapped
+   * around. Checked on the text read again, as the parser reads it.
+   */
+  private static void assertKwargsIntegersFitTheirType(String text) throws IOException {
+    JsonNode root = text.stripLeading().startsWith("{") ? JSON.readTree(text)
+        : YAML.readTree(text);
+    for (JsonNode app : root.path("applications")) {
+      for (JsonNode llm : app.path("llm_configs")) {
+        assertIntegersFitALong(llm.path("deployment_config").path("request_router_config")
+            .path("request_router_kwargs"));
+      }
+    }
+  }
+
+  private static void assertIntegersFitALong(JsonNode node) {
+    if (node.isIntegralNumber()) {
+      assertThat(node.canConvertToLong()).as("kwarg %s fits a long", node).isTrue();
+    }
+    node.forEach(ApplicationsConfigParserFuzzTest::assertIntegersFitALong);
+  }
+
+  /** The config in the shape the parser reads, every field explicit. */
+  private static Map<String, Object> render(ApplicationsConfig config) {
+    List<Object> apps = new ArrayList<>();
+    for (ApplicationConfig app : config.applications()) {
+      List<Object> llms = new ArrayList<>();
+      for (LlmConfig llm : app.llmConfigs()) {
+        EngineConfig e = llm.engine();
+        DeploymentConfig d = llm.deployment();
+        Map<String, Object> deployment = new LinkedHashMap<>();
+        if (!d.name().isEmpty()) {
+          deployment.put("name", d.name());
+        }
+        deployment.put("num_replicas", d.numReplicas());
+        deployment.put("max_ongoing_requests", d.maxOngoingRequests());
+        deployment.put("graceful_shutdown_timeout_s", d.gracefulShutdownTimeoutS());
+        deployment.put("health_check_period_s", d.healthCheckPeriodS());
+        deployment.put("health_check_timeout_s", d.healthCheckTimeoutS());
+        deployment.put("request_router_config", Map.of(
+            "request_router_class", d.requestRouter().requestRouterClass(),
+            "request_router_kwargs", d.requestRouter().kwargs()));
+        llms.add(Map.of(
+            "model_loading_config", Map.of("model_id", llm.modelId()),
+            "engine_config", Map.of("type", e.type(), "ttft_ms", e.ttftMs(), "itl_ms", e.itlMs(),
+                "default_max_tokens", e.defaultMaxTokens(), "max_model_len", e.maxModelLen(),
+                "max_num_seqs", e.maxNumSeqs(), "kv_cache_blocks", e.kvCacheBlocks()),
+            "deployment_config", deployment));
+      }
+      apps.add(Map.of("name", app.name(), "route_prefix", app.routePrefix(),
+          "llm_configs", llms));
+    }
+    return Map.of("applications", apps);
+  }
+}
