@@ -4,8 +4,8 @@
 #   2. CPU per delivered token at a realistic pace (itl 20 ms = 50 tokens/s per stream, 1,000
 #      concurrent streams), through the ingress and directly against the replica.
 # Two node processes (a replica node; an ingress node that also runs the control singletons, as
-# `sluice bench compare` does by default); the load generator is a third process. The ingress's
-# data path is SLUICE_INGRESS_DATA_PATH (splice unless set). Prints one line per figure. Usage: docs/bench/stream-cost.sh [jar]
+# `sluice bench compare` does by default); the load generator is a third process. Prints one
+# line per figure. Usage: docs/bench/stream-cost.sh [jar]
 set -euo pipefail
 jar="${1:-deploy/target/sluice.jar}"
 work="$(mktemp -d)"

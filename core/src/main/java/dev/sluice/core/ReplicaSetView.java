@@ -1,45 +1,52 @@
 package dev.sluice.core;
 
 import java.util.Collection;
+import java.util.HashMap;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * A thread-safe view of the latest {@link ReplicaSet} per deployment, keeping only newer versions.
- * Shared by the router and the ingress; reads never block (one volatile map lookup).
+ * Shared by the router and the ingress. Readers see one immutable snapshot at a time (a single
+ * volatile read): a set being replaced is never seen half-applied, so a replica in both the old
+ * and the new set never looks unknown for a moment.
  */
 public final class ReplicaSetView {
 
-  private final Map<DeploymentId, ReplicaSet> sets = new ConcurrentHashMap<>();
-  private final Map<String, ReplicaInfo> replicasById = new ConcurrentHashMap<>();
+  /** Every deployment's set and every replica by id, as of one moment. */
+  private record Snapshot(Map<DeploymentId, ReplicaSet> sets, Map<String, ReplicaInfo> byId) {}
+
+  private volatile Snapshot snapshot = new Snapshot(Map.of(), Map.of());
 
   /** Applies a snapshot if it is newer than the one held; returns whether it was applied. */
   public synchronized boolean apply(ReplicaSet set) {
     Objects.requireNonNull(set, "set");
-    ReplicaSet current = sets.get(set.deployment());
-    if (current != null && current.version() >= set.version()) {
+    Snapshot current = snapshot;
+    ReplicaSet held = current.sets().get(set.deployment());
+    if (held != null && held.version() >= set.version()) {
       return false;
     }
-    if (current != null) {
-      current.replicas().forEach(r -> replicasById.remove(r.id().toString()));
-    }
+    Map<DeploymentId, ReplicaSet> sets = new HashMap<>(current.sets());
     sets.put(set.deployment(), set);
-    set.replicas().forEach(r -> replicasById.put(r.id().toString(), r));
+    Map<String, ReplicaInfo> byId = new HashMap<>();
+    for (ReplicaSet each : sets.values()) {
+      each.replicas().forEach(r -> byId.put(r.id().toString(), r));
+    }
+    snapshot = new Snapshot(Map.copyOf(sets), Map.copyOf(byId));
     return true;
   }
 
   public Optional<ReplicaSet> get(DeploymentId deployment) {
-    return Optional.ofNullable(sets.get(deployment));
+    return Optional.ofNullable(snapshot.sets().get(deployment));
   }
 
   public Collection<ReplicaSet> all() {
-    return sets.values();
+    return snapshot.sets().values();
   }
 
   public Optional<ReplicaInfo> replica(String replicaId) {
-    return Optional.ofNullable(replicasById.get(replicaId));
+    return Optional.ofNullable(snapshot.byId().get(replicaId));
   }
 
   /**
@@ -47,6 +54,7 @@ public final class ReplicaSetView {
    * deployment there is.
    */
   public Optional<ReplicaSet> resolve(Optional<String> model) {
+    Map<DeploymentId, ReplicaSet> sets = snapshot.sets();
     if (model.isPresent()) {
       for (ReplicaSet set : sets.values()) {
         if (set.serves(model.get())) {

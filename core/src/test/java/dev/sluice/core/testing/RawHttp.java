@@ -1,4 +1,4 @@
-package dev.sluice.ingress.splice;
+package dev.sluice.core.testing;
 
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -9,18 +9,18 @@ import java.util.Map;
 import java.util.TreeMap;
 
 /** Reads HTTP/1.1 messages off a blocking stream, for tests that need to see exact bytes. */
-final class RawHttp {
+public final class RawHttp {
 
   /** A response as received; the body de-chunked. */
-  record Response(int status, Map<String, String> headers, String body) {
-    String header(String name) {
+  public record Response(int status, Map<String, String> headers, String body) {
+    public String header(String name) {
       return headers.get(name.toLowerCase(Locale.ROOT));
     }
   }
 
   private RawHttp() {}
 
-  static String line(InputStream in) throws IOException {
+  public static String line(InputStream in) throws IOException {
     ByteArrayOutputStream line = new ByteArrayOutputStream();
     int b;
     while ((b = in.read()) != -1) {
@@ -34,7 +34,7 @@ final class RawHttp {
   }
 
   /** Head fields (lowercase names) after a start line already read; null at end of stream. */
-  static Map<String, String> fields(InputStream in) throws IOException {
+  public static Map<String, String> fields(InputStream in) throws IOException {
     Map<String, String> fields = new TreeMap<>();
     String line;
     while ((line = line(in)) != null && !line.isEmpty()) {
@@ -46,7 +46,7 @@ final class RawHttp {
   }
 
   /** The next response; null when the connection closed before one started. */
-  static Response response(InputStream in) throws IOException {
+  public static Response response(InputStream in) throws IOException {
     String status = line(in);
     if (status == null) {
       return null;
@@ -60,7 +60,7 @@ final class RawHttp {
   }
 
   /** A request's or response's body, by Content-Length or chunked framing. */
-  static String body(InputStream in, Map<String, String> headers) throws IOException {
+  public static String body(InputStream in, Map<String, String> headers) throws IOException {
     ByteArrayOutputStream body = new ByteArrayOutputStream();
     if ("chunked".equalsIgnoreCase(headers.get("transfer-encoding"))) {
       while (true) {

@@ -23,8 +23,8 @@ final class ChunkedScanner {
   /** Longest chunk size (hex digits), against overflow. */
   private static final int MAX_DIGITS = 15;
 
-  private enum State { SIZE, EXTENSION, SIZE_LF, DATA, DATA_CR, DATA_LF, TRAILER, TRAILER_LINE,
-    TRAILER_LF, LAST_LF, DONE }
+  private enum State { SIZE, SIZE_WS, EXTENSION, SIZE_LF, DATA, DATA_CR, DATA_LF, TRAILER,
+    TRAILER_LINE, TRAILER_LF, LAST_LF, DONE }
 
   private final DataSink sink;
   private final boolean obsTextAllowed;
@@ -81,15 +81,25 @@ final class ChunkedScanner {
   private void step(byte b) throws MalformedHttpException {
     switch (state) {
       case SIZE -> size(b);
+      case SIZE_WS -> {
+        // RFC 9112 §7.1.1: only BWS may stand between the size and a ';' or the line end
+        if (b == ';') {
+          state = State.EXTENSION;
+        } else if (b == '\r') {
+          state = State.SIZE_LF;
+        } else if (b != ' ' && b != '\t') {
+          throw new MalformedHttpException("malformed chunk size");
+        }
+        countExtension();
+      }
       case EXTENSION -> {
         if (b == '\r') {
           state = State.SIZE_LF;
         } else if (!Tokens.isValueChar(b, false)) {
           throw new MalformedHttpException("a chunk extension has an invalid character "
               + Tokens.describe(b));
-        } else if (++extension > MAX_EXTENSION_BYTES) {
-          throw new MalformedHttpException("a chunk extension is over " + MAX_EXTENSION_BYTES
-              + " bytes");
+        } else {
+          countExtension();
         }
       }
       case SIZE_LF -> {
@@ -142,13 +152,23 @@ final class ChunkedScanner {
         throw new MalformedHttpException("a chunk size is over " + MAX_DIGITS + " hex digits");
       }
       size = size * 16 + digit;
-    } else if (digits > 0 && (b == ';' || b == ' ' || b == '\t')) {
+    } else if (digits > 0 && b == ';') {
       extension = 1;
       state = State.EXTENSION;
+    } else if (digits > 0 && (b == ' ' || b == '\t')) {
+      extension = 1;
+      state = State.SIZE_WS;
     } else if (digits > 0 && b == '\r') {
       state = State.SIZE_LF;
     } else {
       throw new MalformedHttpException("malformed chunk size");
+    }
+  }
+
+  private void countExtension() throws MalformedHttpException {
+    if (++extension > MAX_EXTENSION_BYTES) {
+      throw new MalformedHttpException("a chunk extension is over " + MAX_EXTENSION_BYTES
+          + " bytes");
     }
   }
 

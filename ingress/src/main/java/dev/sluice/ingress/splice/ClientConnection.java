@@ -25,7 +25,14 @@ import org.slf4j.LoggerFactory;
  */
 final class ClientConnection implements EventLoop.Handler {
 
-  private enum State { READING, DECIDING, FORWARDING, RESPONDING, CLOSED }
+  private enum State { READING, DECIDING, FORWARDING, RESPONDING, LINGERING, CLOSED }
+
+  /**
+   * How long a connection closed after its answer keeps reading (and dropping) what the client
+   * still sends: closing with unread bytes makes the kernel reset the connection, and a reset
+   * can destroy the answer (a 413 or 431, say) before the client reads it.
+   */
+  private static final long LINGER_NANOS = 2_000_000_000L;
 
   private static final Logger log = LoggerFactory.getLogger(ClientConnection.class);
   private static final byte[] CONTINUE =
@@ -60,6 +67,7 @@ final class ClientConnection implements EventLoop.Handler {
   /** Bytes left for the client since the last sweep (cleared there): the answer moves. */
   private boolean wrote;
   private long stalledSince;
+  private long lingerUntil;
 
   ClientConnection(EventLoop loop, SocketChannel channel, SpliceDispatcher dispatcher,
       Runnable onClose) {
@@ -91,6 +99,12 @@ final class ClientConnection implements EventLoop.Handler {
     } catch (IOException e) {
       gone();
       return;
+    }
+    if (state == State.LINGERING) {
+      if (read < 0) {
+        close();
+      }
+      return;  // dropped
     }
     if (read < 0) {
       endOfInput();
@@ -160,11 +174,11 @@ final class ClientConnection implements EventLoop.Handler {
     if (headStarted < 0) {
       headStarted = System.nanoTime();
     }
-    int limit = loop.settings.maxHeadBytes();
+    int limit = loop.settings.maxHeadBytes();  // the blank line included, however it arrives
     try {
-      int end = HttpHead.end(in, headScanned, Math.min(inLength, limit + 4));
+      int end = HttpHead.end(in, headScanned, Math.min(inLength, limit));
       if (end < 0) {
-        if (inLength > limit) {
+        if (inLength >= limit) {
           reject(ApiError.Code.HEADERS_TOO_LARGE, "The request head is over " + limit
               + " bytes");
         } else {
@@ -367,7 +381,7 @@ final class ClientConnection implements EventLoop.Handler {
   private void answered() {
     exchange = null;
     if (closeAfterResponse) {
-      close();
+      closeGracefully();
       return;
     }
     state = State.READING;
@@ -457,6 +471,28 @@ final class ClientConnection implements EventLoop.Handler {
     close();
   }
 
+  /**
+   * Ends the connection after its last answer: our side is shut at once, and what the client
+   * still sends is read and dropped until it closes too (or {@link #LINGER_NANOS} pass).
+   */
+  private void closeGracefully() {
+    if (inputClosed) {
+      close();
+      return;
+    }
+    try {
+      channel.shutdownOutput();
+    } catch (IOException e) {
+      close();
+      return;
+    }
+    state = State.LINGERING;
+    dropInput();
+    account.close();
+    lingerUntil = System.nanoTime() + LINGER_NANOS;
+    interest(true, false);
+  }
+
   private void close() {
     if (state == State.CLOSED) {
       return;
@@ -482,6 +518,12 @@ final class ClientConnection implements EventLoop.Handler {
   @Override
   public void sweep(long now) {
     SpliceSettings settings = loop.settings;
+    if (state == State.LINGERING) {
+      if (now - lingerUntil > 0) {
+        close();
+      }
+      return;
+    }
     if (state == State.READING && head == null && headStarted >= 0
         && now - headStarted > settings.headTimeout().toNanos()) {
       timedOut("The request head did not arrive within " + settings.headTimeout().toSeconds()
@@ -514,7 +556,8 @@ final class ClientConnection implements EventLoop.Handler {
   @Override
   public void drain() {
     closeAfterResponse = true;
-    if (state == State.READING && head == null && out.isEmpty()) {
+    if (state == State.LINGERING
+        || (state == State.READING && head == null && out.isEmpty())) {
       close();
     }
   }

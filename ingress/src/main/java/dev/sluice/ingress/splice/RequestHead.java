@@ -44,6 +44,11 @@ record RequestHead(SpliceRequest request, long contentLength, boolean chunked, b
       throw new MalformedHttpException("an HTTP/1.1 request needs exactly one Host value");
     }
     String target = RequestTarget.normalize(head.second);
+    String authority = RequestTarget.authority(head.second);
+    if (authority != null && !authority.equalsIgnoreCase(head.header("host"))) {
+      throw new MalformedHttpException("the Host header differs from the authority of the "
+          + "absolute request target");
+    }
     String requestId = RequestIds.accept(head.header(SluiceHeaders.REQUEST_ID));
     SpliceRequest request = new SpliceRequest(head.first, target, head.fields, new byte[0],
         requestId);

@@ -16,6 +16,22 @@ final class RequestTarget {
 
   private RequestTarget() {}
 
+  /**
+   * The authority of an absolute-form target ({@code host:port} of {@code http://host:port/p}),
+   * or null for origin-form. RFC 9112 §3.2.2: it must agree with the Host header.
+   */
+  static String authority(String target) {
+    if (target.startsWith("/")) {
+      return null;
+    }
+    int start = target.indexOf("://") + 3;
+    int end = start;
+    while (end < target.length() && target.charAt(end) != '/' && target.charAt(end) != '?') {
+      end++;
+    }
+    return target.substring(start, end);
+  }
+
   static String normalize(String target) throws MalformedHttpException {
     String origin = originForm(target);
     int query = origin.indexOf('?');

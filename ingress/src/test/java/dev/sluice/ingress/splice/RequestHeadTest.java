@@ -97,7 +97,9 @@ class RequestHeadTest {
             "percent escape"),
         Arguments.of("encoded NUL", "GET /%00 HTTP/1.1\r\nHost: x\r\n\r\n", "NUL"),
         Arguments.of("climbing above the root", "GET /../etc HTTP/1.1\r\nHost: x\r\n\r\n",
-            "above the root"));
+            "above the root"),
+        Arguments.of("Host differing from an absolute target",
+            "GET http://a/v1/models HTTP/1.1\r\nHost: b\r\n\r\n", "authority"));
   }
 
   @ParameterizedTest(name = "{0}")
@@ -174,15 +176,15 @@ class RequestHeadTest {
 
   @Test
   void targetsAreNormalised() throws Exception {
-    assertThat(parse("POST http://ingress:8000/v1/chat/completions?x=1 HTTP/1.1\r\nHost: x"
-        + "\r\n\r\n").request().target()).isEqualTo("/v1/chat/completions?x=1");
+    assertThat(parse("POST http://ingress:8000/v1/chat/completions?x=1 HTTP/1.1\r\nHost: "
+        + "ingress:8000\r\n\r\n").request().target()).isEqualTo("/v1/chat/completions?x=1");
     assertThat(parse("POST /v1/%63hat/completions HTTP/1.1\r\nHost: x\r\n\r\n").request()
         .target()).isEqualTo("/v1/chat/completions");
     assertThat(parse("POST /v1/./x/../chat/completions HTTP/1.1\r\nHost: x\r\n\r\n").request()
         .target()).isEqualTo("/v1/chat/completions");
     assertThat(parse("POST /v1%2fchat/completions HTTP/1.1\r\nHost: x\r\n\r\n").request()
         .target()).isEqualTo("/v1%2Fchat/completions");
-    assertThat(parse("GET http://ingress HTTP/1.1\r\nHost: x\r\n\r\n").request().target())
+    assertThat(parse("GET http://ingress HTTP/1.1\r\nHost: Ingress\r\n\r\n").request().target())
         .isEqualTo("/");
   }
 }

@@ -1,5 +1,6 @@
 package dev.sluice.ingress.splice;
 
+import dev.sluice.core.testing.RawHttp;
 import java.io.BufferedInputStream;
 import java.io.IOException;
 import java.io.InputStream;

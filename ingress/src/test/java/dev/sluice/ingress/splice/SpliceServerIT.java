@@ -4,6 +4,7 @@ import static dev.sluice.ingress.splice.ScriptedUpstream.ascii;
 import static dev.sluice.ingress.splice.ScriptedUpstream.chunk;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.sluice.core.testing.RawHttp;
 import dev.sluice.core.testing.Await;
 import java.io.BufferedInputStream;
 import java.io.IOException;

@@ -6,7 +6,10 @@ import java.util.concurrent.atomic.LongAdder;
 public final class ReplicaCounters {
   /** TCP connections accepted. A proxy that reuses connections keeps this low. */
   public final LongAdder connections = new LongAdder();
-  /** HTTP requests received, every route: what a proxy in front sent, message by message. */
+  /**
+   * HTTP requests received on every route but the probes ({@code GET /-/healthz}, {@code GET
+   * /-/stats}): what a proxy in front sent, message by message.
+   */
   public final LongAdder requests = new LongAdder();
   /** Streaming answers started. */
   public final LongAdder streams = new LongAdder();

@@ -118,7 +118,10 @@ public final class ReplicaHttpHandler
     String path = request.getUri().path();
     boolean post = request.method().equals(HttpMethods.POST);
     boolean get = request.method().equals(HttpMethods.GET);
-    counters.requests.increment();
+    boolean probe = get && (path.equals("/-/healthz") || path.equals("/-/stats"));
+    if (!probe) {
+      counters.requests.increment();
+    }
     if (!(get && path.equals("/-/healthz")) && !clusterToken.admits(
         request.getHeader("authorization").map(HttpHeader::value).orElse(null))) {
       request.discardEntityBytes(materializer);

@@ -13,6 +13,18 @@ import org.apache.pekko.stream.javadsl.Sink;
 /**
  * Binds a replica's HTTP endpoint on the first free port of a range (or an ephemeral port), counting
  * accepted connections.
+ *
+ * <p>The endpoint is Pekko HTTP's server with its strictest parsing settings (pinned in the
+ * node's {@code application.conf}). What those settings cannot refuse, found in Pekko HTTP 1.3.0
+ * and unchanged on its main branch in 2026-11: a bare LF is taken as a line end, obs-fold is
+ * unfolded, and in {@code HttpHeaderParser.scanHeaderValue} a UTF-8 lead byte 0xE0-0xEF
+ * (0xF0-0xF7) at the end of a header value takes the next 2 (3) bytes as its continuation
+ * without checking them, so {@code X-A: v\xE0\r\nContent-Length: 5} becomes one header and the
+ * body a second request. No public Pekko or Akka HTTP issue or advisory describes it (searched
+ * 2026-11-30); it is to be reported privately to security@apache.org. A proxy in front must never
+ * forward such bytes: the ingress's splice refuses them (400), and HAProxy 2.6, which forwards
+ * them, needs a rule that denies header values with bytes above 0x7F. The cluster token
+ * ({@code sluice.core.cluster-token}) keeps clients from reaching this endpoint directly.
  */
 public final class ReplicaServer {
 

@@ -1,0 +1,61 @@
+package dev.sluice.core;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Test;
+
+class ReplicaSetViewTest {
+
+  private static final DeploymentId DEPLOYMENT = new DeploymentId("llm", "sim");
+
+  private static ReplicaInfo replica(String uniqueId) {
+    return new ReplicaInfo(ReplicaId.parse("llm#sim#" + uniqueId), "node", "127.0.0.1", 30000,
+        4, ReplicaState.RUNNING, List.of("sim"));
+  }
+
+  private static ReplicaSet set(long version, ReplicaInfo... replicas) {
+    return new ReplicaSet(DEPLOYMENT, version, "/", List.of("sim"), "round-robin", Map.of(),
+        List.of(replicas));
+  }
+
+  @Test
+  void keepsOnlyNewerVersions() {
+    ReplicaSetView view = new ReplicaSetView();
+    assertThat(view.apply(set(2, replica("aaaaaaaa")))).isTrue();
+    assertThat(view.apply(set(1, replica("bbbbbbbb")))).isFalse();
+    assertThat(view.replica("llm#sim#aaaaaaaa")).isPresent();
+    assertThat(view.replica("llm#sim#bbbbbbbb")).isEmpty();
+  }
+
+  @Test
+  void aReplicaInEveryVersionIsNeverUnknownWhileSetsChange() throws Exception {
+    ReplicaSetView view = new ReplicaSetView();
+    ReplicaInfo stable = replica("stable00");
+    view.apply(set(1, stable, replica("churn000")));
+    AtomicBoolean running = new AtomicBoolean(true);
+    AtomicLong misses = new AtomicLong();
+    AtomicLong reads = new AtomicLong();
+    Thread reader = new Thread(() -> {
+      while (running.get()) {
+        reads.incrementAndGet();
+        if (view.replica(stable.id().toString()).isEmpty()) {
+          misses.incrementAndGet();
+        }
+      }
+    });
+    reader.start();
+    for (int version = 2; version < 20_000; version++) {
+      view.apply(set(version, stable, replica(String.format("c%07d", version))));
+    }
+    running.set(false);
+    reader.join();
+
+    assertThat(reads.get()).isPositive();
+    assertThat(misses.get()).as("reads that missed a replica present in every version").isZero();
+    assertThat(view.replica("llm#sim#churn000")).isEmpty();
+  }
+}

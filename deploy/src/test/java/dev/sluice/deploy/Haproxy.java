@@ -1,0 +1,85 @@
+package dev.sluice.deploy;
+
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.Socket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A real HAProxy (Debian's package, installed by {@code ./run-tests}) in front of one backend on
+ * loopback, for differential tests. Runs in the foreground as a child process; closing it stops
+ * it.
+ */
+final class Haproxy implements AutoCloseable {
+
+  static final String BINARY = "/usr/sbin/haproxy";
+
+  private final Process process;
+  private final Path dir;
+
+  private Haproxy(Process process, Path dir) {
+    this.process = process;
+    this.dir = dir;
+  }
+
+  static boolean installed() {
+    return Files.isExecutable(Path.of(BINARY));
+  }
+
+  /** Listens on {@code port} and sends every request to {@code backendPort}, HAProxy's way. */
+  static Haproxy inFrontOf(int port, int backendPort) throws Exception {
+    if (!installed()) {
+      throw new IllegalStateException(BINARY + " is missing: ./run-tests installs it (Debian "
+          + "package haproxy)");
+    }
+    Path dir = Files.createTempDirectory("sluice-haproxy");
+    Path config = dir.resolve("haproxy.cfg");
+    Files.writeString(config, """
+        global
+          maxconn 1000
+        defaults
+          mode http
+          timeout connect 2s
+          timeout client 10s
+          timeout server 10s
+          timeout http-request 5s
+        frontend edge
+          bind 127.0.0.1:%d
+          default_backend replica
+        backend replica
+          server r1 127.0.0.1:%d
+        """.formatted(port, backendPort));
+    Process process = new ProcessBuilder(BINARY, "-db", "-f", config.toString())
+        .redirectErrorStream(true).redirectOutput(dir.resolve("haproxy.log").toFile()).start();
+    Haproxy haproxy = new Haproxy(process, dir);
+    haproxy.awaitListening(port, Duration.ofSeconds(10));
+    return haproxy;
+  }
+
+  private void awaitListening(int port, Duration deadline) throws Exception {
+    long end = System.nanoTime() + deadline.toNanos();
+    while (true) {
+      try (Socket probe = new Socket(InetAddress.getLoopbackAddress(), port)) {
+        return;
+      } catch (IOException notYet) {
+        if (!process.isAlive() || System.nanoTime() > end) {
+          close();
+          throw new IllegalStateException("HAProxy did not start: "
+              + Files.readString(dir.resolve("haproxy.log")));
+        }
+        process.waitFor(50, TimeUnit.MILLISECONDS);
+      }
+    }
+  }
+
+  @Override
+  public void close() throws Exception {
+    process.destroy();
+    if (!process.waitFor(10, TimeUnit.SECONDS)) {
+      process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+    }
+  }
+}
