@@ -1,6 +1,9 @@
 package dev.sluice.router.policy.prefixaffinity;
 
 import static dev.sluice.core.testing.Properties.forAll;
+import static dev.sluice.core.testing.Properties.anyString;
+import static dev.sluice.core.testing.Properties.size;
+import static dev.sluice.core.testing.Properties.between;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
@@ -195,60 +198,6 @@ class PrefixCacheAffinityRouterPropertiesTest {
     return text.toString();
   }
 
-  /**
-   * A string of up to {@code maxLength} chars from the whole Basic Multilingual Plane except
-   * surrogates, noncharacters and private use.
-   */
-  private static String anyString(SplittableRandom random, int maxLength) {
-    int length = size(random, 0, maxLength);
-    StringBuilder text = new StringBuilder(length);
-    while (text.length() < length) {
-      char c = (char) random.nextInt(0x10000);
-      boolean excluded = Character.isSurrogate(c) || (c >= 0xfdd0 && c <= 0xfdef)
-          || c >= 0xfffe || (c >= 0xe000 && c <= 0xf8ff);
-      if (!excluded) {
-        text.append(c);
-      }
-    }
-    return text.toString();
-  }
 
-  /**
-   * A size in [min, max]: uniform over a range of at most 14; otherwise at most min + 14 most of
-   * the time (small inputs are quick and read well when they fail), longer about one time in
-   * eight, max itself one time in fifty.
-   */
-  private static int size(SplittableRandom random, int min, int max) {
-    int cutoff = min + 14;
-    if (cutoff >= max) {
-      return random.nextInt(min, max + 1);
-    }
-    double roll = random.nextDouble();
-    return roll < 0.02 ? max
-        : roll < 0.14 ? random.nextInt(cutoff + 1, max + 1)
-        : random.nextInt(min, cutoff + 1);
-  }
 
-  /**
-   * An int in [min, max]: min or max one time in ten; otherwise uniform over up to 21 values and,
-   * over a wider range, small values as often as large ones (the range cut in thirds toward min,
-   * one piece chosen evenly, uniform within it).
-   */
-  private static int between(SplittableRandom random, int min, int max) {
-    int roll = random.nextInt(20);
-    if (roll < 2) {
-      return roll == 0 ? min : max;
-    }
-    int pieces = 1;
-    for (int rest = max - min; rest > 20; rest /= 3) {
-      pieces++;
-    }
-    int piece = random.nextInt(pieces);
-    int high = max - min;
-    for (int i = 0; i < piece; i++) {
-      high /= 3;
-    }
-    int low = piece == pieces - 1 ? 0 : high / 3 + 1;
-    return min + random.nextInt(low, high + 1);
-  }
 }

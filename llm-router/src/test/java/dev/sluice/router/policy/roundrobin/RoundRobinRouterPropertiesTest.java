@@ -1,6 +1,7 @@
 package dev.sluice.router.policy.roundrobin;
 
 import static dev.sluice.core.testing.Properties.forAll;
+import static dev.sluice.core.testing.Properties.between;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sluice.core.ReplicaInfo;
@@ -69,11 +70,6 @@ class RoundRobinRouterPropertiesTest {
     });
   }
 
-  /** An int in [min, max] (a range of at most 21 values): min or max one time in ten. */
-  private static int between(SplittableRandom random, int min, int max) {
-    int roll = random.nextInt(20);
-    return roll == 0 ? min : roll == 1 ? max : random.nextInt(min, max + 1);
-  }
 
   /**
    * A start in [0, 2^63 - 1]. One time in ten an end of the range, or a start close enough to the
