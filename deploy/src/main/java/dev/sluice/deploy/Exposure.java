@@ -17,21 +17,27 @@ final class Exposure {
 
   private Exposure() {}
 
-  static void warnIngress(String host, boolean apiKeys) {
-    if (!apiKeys && !isLoopback(host)) {
+  /** Warns (and says so) when the ingress is reachable beyond loopback without API keys. */
+  static boolean warnIngress(String host, boolean apiKeys) {
+    boolean exposed = !apiKeys && !isLoopback(host);
+    if (exposed) {
       log.warn("SECURITY: the ingress listens on {} without API keys: anyone who reaches it can "
           + "use every model. Set sluice.ingress.api-keys (env SLUICE_API_KEYS) or "
           + "api-keys-file, or bind it to 127.0.0.1.", host);
     }
+    return exposed;
   }
 
-  static void warnInternal(String what, String host, boolean clusterToken) {
-    if (!clusterToken && !isLoopback(host)) {
+  /** Warns (and says so) when an internal endpoint is reachable beyond loopback unguarded. */
+  static boolean warnInternal(String what, String host, boolean clusterToken) {
+    boolean exposed = !clusterToken && !isLoopback(host);
+    if (exposed) {
       log.warn("SECURITY: {} listens on {} without a cluster token: anyone who reaches it can "
           + "use it directly, past the ingress's keys and limits. Set sluice.core.cluster-token "
           + "(env SLUICE_CLUSTER_TOKEN) on every node, or keep it on an internal interface.",
           what, host);
     }
+    return exposed;
   }
 
   /** The replica endpoints' bind host, as {@code ReplicaNodeSettings} derives it. */

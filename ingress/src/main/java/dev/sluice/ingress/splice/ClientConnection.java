@@ -45,13 +45,9 @@ final class ClientConnection implements EventLoop.Handler {
   private final BufferBudget.Account account;
   private SelectionKey key;
   private State state = State.READING;
-  private byte[] in;
-  private int inLength;
-  /** Where the search for the end of the head resumes. */
-  private int headScanned;
+  private final RequestReader reader;
   /** The head of the request whose body is being read. */
   private RequestHead head;
-  private ChunkedBody chunked;
   private boolean continueSent;
   private boolean closeAfterResponse;
   /** The client shut its side (a half-close): answer what is in flight, then close. */
@@ -76,6 +72,8 @@ final class ClientConnection implements EventLoop.Handler {
     this.dispatcher = dispatcher;
     this.onClose = onClose;
     this.account = loop.budget.account();
+    this.reader = new RequestReader(loop.settings.maxHeadBytes(), loop.settings.maxBodyBytes(),
+        account);
   }
 
   void register() throws IOException {
@@ -111,7 +109,7 @@ final class ClientConnection implements EventLoop.Handler {
       return;
     }
     try {
-      append(loop.readBuffer.array(), read);
+      reader.append(loop.readBuffer.array(), read);
     } catch (MalformedHttpException e) {
       reject(e);
       return;
@@ -137,19 +135,8 @@ final class ClientConnection implements EventLoop.Handler {
     interest(false, !out.isEmpty());
   }
 
-  private void append(byte[] bytes, int length) throws MalformedHttpException {
-    int needed = inLength + length;
-    if (in == null || needed > in.length) {
-      int capacity = Math.max(1024, in == null ? needed : Math.max(in.length * 2, needed));
-      account.grow(capacity - (in == null ? 0 : in.length));
-      in = in == null ? new byte[capacity] : Arrays.copyOf(in, capacity);
-    }
-    System.arraycopy(bytes, 0, in, inLength, length);
-    inLength += length;
-  }
-
   private void parse() {
-    while (state == State.READING && inLength > 0) {
+    while (state == State.READING && reader.length() > 0) {
       if (head == null && !readHead()) {
         return;
       }
@@ -163,52 +150,34 @@ final class ClientConnection implements EventLoop.Handler {
 
   /** Reads the head once it is complete; false while it is not, or if it was refused. */
   private boolean readHead() {
-    int skip = 0;
-    while (headScanned == 0 && skip + 1 < inLength && in[skip] == '\r' && in[skip + 1] == '\n') {
-      skip += 2;  // RFC 9112 §2.2: empty lines before a request line are ignored
-    }
-    consume(skip);
-    if (inLength == 0) {
-      return false;
-    }
     if (headStarted < 0) {
       headStarted = System.nanoTime();
     }
-    int limit = loop.settings.maxHeadBytes();  // the blank line included, however it arrives
     try {
-      int end = HttpHead.end(in, headScanned, Math.min(inLength, limit));
-      if (end < 0) {
-        if (inLength >= limit) {
-          reject(ApiError.Code.HEADERS_TOO_LARGE, "The request head is over " + limit
-              + " bytes");
-        } else {
-          headScanned = HttpHead.resumeFrom(inLength);
-        }
-        return false;
-      }
-      head = RequestHead.parse(in, end, loop.settings.maxBodyBytes());
-      consume(end);
+      head = reader.head();
     } catch (MalformedHttpException e) {
       reject(e);
       return false;
     }
-    headScanned = 0;
+    if (head == null) {
+      if (reader.length() == 0) {
+        headStarted = -1;  // only empty lines so far
+      }
+      return false;
+    }
     headStarted = -1;
     closeAfterResponse |= head.close();
     Optional<Answer> refused = dispatcher.screen(head.request());
     if (refused.isPresent()) {
       if (head.hasBody()) {
         closeAfterResponse = true;  // the body is never read, so the connection cannot go on
-        dropInput();
+        reader.drop();
       }
       head = null;
       respond(refused.get());
       return false;
     }
     bodyStarted = System.nanoTime();
-    if (head.chunked()) {
-      chunked = new ChunkedBody(loop.settings.maxBodyBytes(), account);
-    }
     return true;
   }
 
@@ -216,28 +185,16 @@ final class ClientConnection implements EventLoop.Handler {
   private byte[] readBody() {
     byte[] body;
     try {
-      if (chunked != null) {
-        consume(chunked.scan(in, 0, inLength));
-        if (!chunked.done()) {
-          sendContinue();
-          return null;
-        }
-        body = chunked.take();
-        chunked = null;
-      } else if (inLength < head.contentLength()) {
-        sendContinue();
-        return null;
-      } else {
-        int length = (int) head.contentLength();
-        body = length == 0 ? new byte[0] : Arrays.copyOf(in, length);
-        consume(length);
-      }
-      account.grow(body.length);
-      bodyHeld = body.length;
+      body = reader.body(head);
     } catch (MalformedHttpException e) {
       reject(e);
       return null;
     }
+    if (body == null) {
+      sendContinue();
+      return null;
+    }
+    bodyHeld = body.length;
     return body;
   }
 
@@ -257,33 +214,6 @@ final class ClientConnection implements EventLoop.Handler {
       continueSent = true;
       write(CONTINUE, 0, CONTINUE.length);
     }
-  }
-
-  private void consume(int count) {
-    if (count == 0) {
-      return;
-    }
-    int rest = inLength - count;
-    if (rest == 0) {
-      dropInput();  // an idle or streaming connection holds no input buffer
-      return;
-    }
-    if (in.length > 64 * 1024 && rest < in.length / 4) {
-      byte[] smaller = Arrays.copyOfRange(in, count, count + Math.max(rest, 1024));
-      account.shrink(in.length - smaller.length);
-      in = smaller;
-    } else {
-      System.arraycopy(in, count, in, 0, rest);
-    }
-    inLength = rest;
-  }
-
-  private void dropInput() {
-    if (in != null) {
-      account.shrink(in.length);
-    }
-    in = null;
-    inLength = 0;
   }
 
   private void decided(SpliceRequest request, boolean http10, Decision decision,
@@ -358,11 +288,7 @@ final class ClientConnection implements EventLoop.Handler {
     loop.stats.rejected(code);
     closeAfterResponse = true;
     head = null;
-    if (chunked != null) {
-      chunked.discard();
-      chunked = null;
-    }
-    dropInput();
+    reader.drop();
     respond(Answers.error(code, message, UUID.randomUUID().toString()));
   }
 
@@ -447,7 +373,8 @@ final class ClientConnection implements EventLoop.Handler {
    * client leaving and to take a pipelined request up to one head's worth of bytes.
    */
   private boolean wantsRead() {
-    return !inputClosed && (state == State.READING || inLength <= loop.settings.maxHeadBytes());
+    return !inputClosed
+        && (state == State.READING || reader.length() <= loop.settings.maxHeadBytes());
   }
 
   private void interest(boolean read, boolean write) {
@@ -487,7 +414,7 @@ final class ClientConnection implements EventLoop.Handler {
       return;
     }
     state = State.LINGERING;
-    dropInput();
+    reader.drop();
     account.close();
     lingerUntil = System.nanoTime() + LINGER_NANOS;
     interest(true, false);
@@ -499,10 +426,9 @@ final class ClientConnection implements EventLoop.Handler {
     }
     state = State.CLOSED;
     exchange = null;
-    in = null;
     head = null;
-    chunked = null;
     bodyHeld = 0;
+    reader.drop();
     account.close();
     out.clear();
     key.cancel();
@@ -532,7 +458,7 @@ final class ClientConnection implements EventLoop.Handler {
         && now - bodyStarted > settings.bodyTimeout().toNanos()) {
       timedOut("The request body did not arrive within " + settings.bodyTimeout().toSeconds()
           + " s");
-    } else if (state == State.READING && head == null && inLength == 0 && out.isEmpty()
+    } else if (state == State.READING && head == null && reader.length() == 0 && out.isEmpty()
         && now - idleSince > settings.clientIdleTimeout().toNanos()) {
       close();
     } else if (!out.isEmpty()) {
