@@ -2,6 +2,7 @@ package dev.sluice.ingress.edge;
 
 import dev.sluice.core.http.ApiError;
 import dev.sluice.core.http.ClusterToken;
+import dev.sluice.core.http.RequestIds;
 import dev.sluice.core.http.SluiceHeaders;
 import dev.sluice.core.openai.ForwardedBody;
 import dev.sluice.router.RouteRequest;

@@ -2,7 +2,7 @@ package dev.sluice.ingress.splice;
 
 import dev.sluice.core.http.ApiError;
 import dev.sluice.core.http.SluiceHeaders;
-import dev.sluice.ingress.edge.RequestIds;
+import dev.sluice.core.http.RequestIds;
 import java.util.List;
 
 /**

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.code_intelligence.jazzer.junit.FuzzTest;
 import dev.sluice.core.http.SluiceHeaders;
 import dev.sluice.ingress.edge.HeaderField;
-import dev.sluice.ingress.edge.RequestIds;
+import dev.sluice.core.http.RequestIds;
 import java.nio.charset.StandardCharsets;
 import java.util.SplittableRandom;
 

@@ -3,6 +3,7 @@ package dev.sluice.router.http;
 import dev.sluice.capacity.CapacityQueue;
 import dev.sluice.core.http.ClusterToken;
 import dev.sluice.core.http.JsonText;
+import dev.sluice.core.http.RequestIds;
 import dev.sluice.core.http.SluiceHeaders;
 import dev.sluice.core.openai.ForwardedBody;
 import dev.sluice.router.LLMRouter;
@@ -10,7 +11,6 @@ import dev.sluice.router.RouteRequest;
 import dev.sluice.router.RouteResult;
 import dev.sluice.router.RouterSettings;
 import java.util.Optional;
-import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import org.apache.pekko.actor.typed.ActorRef;
@@ -94,7 +94,7 @@ public final class RouterHttpEndpoint {
     }
     Optional<String> finalSession = session;
     Optional<String> cut = truncated;
-    String id = requestId != null ? requestId : UUID.randomUUID().toString();
+    String id = RequestIds.accept(requestId);
     return request.entity()
         .toStrict(settings.askTimeout().toMillis(), settings.maxBodyBytes(), materializer)
         .thenComposeAsync(strict -> AskPattern.<LLMRouter.Command, RouteResult>ask(router,

@@ -1,12 +1,13 @@
-package dev.sluice.ingress.edge;
+package dev.sluice.core.http;
 
 import java.util.UUID;
 
 /**
- * The request id rule of every data path: the client's {@code x-request-id} is kept only when it
- * is a safe token, 1 to {@value #MAX_LENGTH} characters of {@code [A-Za-z0-9._:-]}; otherwise (or
- * when none was sent) the request gets a new UUID. The id is written into the replica's request
- * head and the client's answer head, so it must never carry a byte either parser could misread.
+ * The request id rule of every edge (the ingress's data paths, the router's {@code
+ * /internal/route}): the client's {@code x-request-id} is kept only when it is a safe token, 1 to
+ * {@value #MAX_LENGTH} characters of {@code [A-Za-z0-9._:-]}; otherwise (or when none was sent)
+ * the request gets a new UUID. The id is written into the replica's request head, the client's
+ * answer head and logs, so it must never carry a byte a parser or a log reader could misread.
  */
 public final class RequestIds {
 
