@@ -4,7 +4,7 @@ import com.typesafe.config.Config;
 import java.time.Duration;
 
 /**
- * Settings of the controller singleton, read once from {@code sluice.controller}.
+ * Settings of the controller singleton and its API, read once from {@code sluice.controller}.
  *
  * @param reconcileInterval how often desired and actual state are compared
  * @param publishInterval how often every replica set is re-published even without a change (so
@@ -12,13 +12,25 @@ import java.time.Duration;
  * @param replicaStartupTimeout a replica not RUNNING after this long is replaced
  * @param restartBackoffMin first delay before replacing a failed replica; doubles per failure
  * @param restartBackoffMax upper bound of that delay
+ * @param drainDelay between a replica leaving the published set and being told to drain
+ * @param writeTimeout how long a write of the desired state may take to reach a majority
+ * @param orphanGrace the drain grace of a replica whose deployment was removed
+ * @param apiHost interface of the controller API (8265)
+ * @param apiPort its port; negative disables it
+ * @param apiAskTimeout how long the API waits for the singleton before answering 503
  */
 public record ControllerSettings(
     Duration reconcileInterval,
     Duration publishInterval,
     Duration replicaStartupTimeout,
     Duration restartBackoffMin,
-    Duration restartBackoffMax) {
+    Duration restartBackoffMax,
+    Duration drainDelay,
+    Duration writeTimeout,
+    Duration orphanGrace,
+    String apiHost,
+    int apiPort,
+    Duration apiAskTimeout) {
 
   public static ControllerSettings fromConfig(Config root) {
     Config config = root.getConfig("sluice.controller");
@@ -27,7 +39,13 @@ public record ControllerSettings(
         positive(config, "publish-interval"),
         positive(config, "replica-startup-timeout"),
         positive(config, "restart-backoff-min"),
-        positive(config, "restart-backoff-max"));
+        positive(config, "restart-backoff-max"),
+        config.getDuration("drain-delay"),
+        positive(config, "write-timeout"),
+        config.getDuration("orphan-grace"),
+        config.getString("api.host"),
+        config.getInt("api.port"),
+        positive(config, "api.ask-timeout"));
   }
 
   private static Duration positive(Config config, String key) {

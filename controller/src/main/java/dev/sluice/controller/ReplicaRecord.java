@@ -1,27 +1,54 @@
 package dev.sluice.controller;
 
 import dev.sluice.core.ReplicaInfo;
+import dev.sluice.core.ReplicaState;
 import dev.sluice.replica.NodeAgent;
 import dev.sluice.replica.ReplicaActor;
 import java.util.Optional;
 import org.apache.pekko.actor.typed.ActorRef;
 
-/** What the controller tracks per replica: its last reported info, its node and its actor. */
-record ReplicaRecord(
-    ReplicaInfo info,
-    ActorRef<NodeAgent.Command> node,
-    Optional<ActorRef<ReplicaActor.Command>> actor,
-    long requestedAtNanos) {
+/**
+ * What the controller tracks per replica: its last reported info, its node and actor, the spec
+ * version it was started with, and where it is in draining and health checking. Owned by the
+ * controller actor alone, hence mutable.
+ */
+final class ReplicaRecord {
 
-  ReplicaRecord withInfo(ReplicaInfo newInfo, ActorRef<ReplicaActor.Command> ref) {
-    return new ReplicaRecord(newInfo, node, Optional.of(ref), requestedAtNanos);
+  ReplicaInfo info;
+  final ActorRef<NodeAgent.Command> node;
+  Optional<ActorRef<ReplicaActor.Command>> actor = Optional.empty();
+  /** The deployment spec (engine, capacity) it runs: a rolling update replaces other versions. */
+  final String specVersion;
+  final long requestedAtNanos;
+  final long startedAtMillis;
+  /** Draining: when the replica is told to drain (after every ingress applied the new set). */
+  long drainAtNanos;
+  boolean drainSent;
+  /** Health checking: when the next check is due, and the deadline of the one in flight. */
+  long nextCheckNanos;
+  long checkDeadlineNanos;
+  /** Requests in flight and queued in its engine, from its last load report. */
+  int ongoing;
+
+  ReplicaRecord(ReplicaInfo info, ActorRef<NodeAgent.Command> node, String specVersion,
+      long requestedAtNanos) {
+    this.info = info;
+    this.node = node;
+    this.specVersion = specVersion;
+    this.requestedAtNanos = requestedAtNanos;
+    this.startedAtMillis = System.currentTimeMillis();
   }
 
-  /** Counts toward num_replicas: starting or running. */
+  ReplicaState state() {
+    return info.state();
+  }
+
+  /** Counts toward the target: starting or running. */
   boolean isLive() {
-    return switch (info.state()) {
-      case STARTING, RUNNING -> true;
-      case DRAINING, STOPPING, UNHEALTHY -> false;
-    };
+    return state() == ReplicaState.STARTING || state() == ReplicaState.RUNNING;
+  }
+
+  boolean isRunning() {
+    return state() == ReplicaState.RUNNING;
   }
 }

@@ -16,14 +16,29 @@ import java.util.Set;
 import java.util.stream.Collectors;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
 import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
+import org.apache.pekko.cluster.typed.Cluster;
+import org.apache.pekko.cluster.typed.Join;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /** The controller with a real NodeAgent and real replica endpoints on loopback. */
 class ControllerIT {
 
-  private static final ActorTestKit testKit = ActorTestKit.create(
-      ConfigFactory.parseResources("application-test-base.conf").withFallback(ConfigFactory.load()));
+  /** A one-node cluster: the controller keeps its desired state in Distributed Data. */
+  private static final ActorTestKit testKit = ActorTestKit.create(ConfigFactory.parseString("""
+          pekko.actor.provider = cluster
+          pekko.remote.artery.canonical.port = 0
+          pekko.cluster.jmx.multi-mbeans-in-same-jvm = on
+          """)
+      .withFallback(ConfigFactory.parseResources("application-test-base.conf"))
+      .withFallback(ConfigFactory.load()));
+
+  @BeforeAll
+  static void join() {
+    Cluster cluster = Cluster.get(testKit.system());
+    cluster.manager().tell(Join.create(cluster.selfMember().address()));
+  }
 
   @AfterAll
   static void stop() {
@@ -42,8 +57,15 @@ class ControllerIT {
               - model_loading_config: {model_id: sim}
                 deployment_config: {num_replicas: 2, max_ongoing_requests: 3}
         """);
-    var settings = new ControllerSettings(Duration.ofMillis(100), Duration.ofMillis(200),
-        Duration.ofSeconds(30), Duration.ofMillis(50), Duration.ofSeconds(1));
+    var settings = ControllerSettings.fromConfig(ConfigFactory.parseString("""
+        sluice.controller {
+          reconcile-interval = 100ms
+          publish-interval = 200ms
+          replica-startup-timeout = 30s
+          restart-backoff-min = 50ms
+          drain-delay = 100ms
+        }
+        """).withFallback(ConfigFactory.load()));
     var controller = testKit.spawn(Controller.create(settings, apps));
     TestProbe<ReplicaSet> sets = testKit.createTestProbe();
     testKit.spawn(ReplicaSetTopic.behavior()).tell(ReplicaSetTopic.subscribe(sets.ref()));
@@ -76,7 +98,7 @@ class ControllerIT {
     Set<String> before = running.replicas().stream().map(r -> r.id().toString())
         .collect(Collectors.toSet());
     ReplicaInfo victim = running.replicas().get(0);
-    node.tell(new NodeAgent.StopReplica(victim.id()));
+    node.tell(new NodeAgent.StopReplica(victim.id(), 0));
     ReplicaSet replaced = sets.fishForMessage(Duration.ofSeconds(10), set ->
         set.replicas().size() == 2 && !set.replicas().stream().map(r -> r.id().toString())
             .collect(Collectors.toSet()).equals(before)

@@ -9,8 +9,9 @@ import picocli.CommandLine.Command;
     mixinStandardHelpOptions = true,
     versionProvider = SluiceCli.Version.class,
     description = "Sluice: an LLM-serving control plane with direct streaming.",
-    subcommands = {LocalCommand.class, NodeCommand.class, EngineSimCommand.class, BenchCommand.class,
-        CommandLine.HelpCommand.class})
+    subcommands = {LocalCommand.class, NodeCommand.class, ApiCommands.Deploy.class,
+        ApiCommands.Scale.class, ApiCommands.Status.class, ApiCommands.Delete.class,
+        EngineSimCommand.class, BenchCommand.class, CommandLine.HelpCommand.class})
 public final class SluiceCli implements Runnable {
 
   @CommandLine.Spec
@@ -42,7 +43,8 @@ public final class SluiceCli implements Runnable {
   @Override
   public void run() {
     throw new CommandLine.ParameterException(spec.commandLine(),
-        "a command is required: local, node, engine-sim or bench");
+        "a command is required: local, node, deploy, scale, status, delete, engine-sim or "
+            + "bench");
   }
 
   static final class Version implements CommandLine.IVersionProvider {

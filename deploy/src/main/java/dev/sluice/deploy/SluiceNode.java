@@ -7,6 +7,7 @@ import dev.sluice.capacity.CapacityQueue;
 import dev.sluice.capacity.CapacityQueueSettings;
 import dev.sluice.controller.Controller;
 import dev.sluice.controller.ControllerSettings;
+import dev.sluice.controller.api.ControllerApi;
 import dev.sluice.core.ReplicaSetView;
 import dev.sluice.core.config.ApplicationsConfig;
 import dev.sluice.core.http.ClusterToken;
@@ -63,6 +64,7 @@ public final class SluiceNode implements AutoCloseable {
   private final Optional<ActorRef<Controller.Command>> controller;
   private final Optional<IngressBinding> ingressBinding;
   private final Optional<ServerBinding> routerBinding;
+  private final Optional<ServerBinding> apiBinding;
   private Optional<IngressBinding> relayedBinding = Optional.empty();
   private final ReplicaSetView ingressView = new ReplicaSetView();
 
@@ -91,12 +93,18 @@ public final class SluiceNode implements AutoCloseable {
                       Duration.ofMillis(200), Duration.ofSeconds(5), 0.2)), "llm-router")
               .withStopMessage(LLMRouter.Stop.INSTANCE)
               .withSettings(controlRole()));
+      ControllerSettings controllerSettings = ControllerSettings.fromConfig(config);
       this.controller = apps.map(desired -> ClusterSingleton.get(system).init(
-          SingletonActor.of(Controller.create(ControllerSettings.fromConfig(config), desired),
-                  "controller")
+          SingletonActor.of(Controller.create(controllerSettings, desired), "controller")
               .withStopMessage(Controller.Stop.INSTANCE)
               .withSettings(controlRole())));
       boolean clusterToken = ClusterToken.fromConfig(config).enabled();
+      this.apiBinding = controller.isPresent() && controllerSettings.apiPort() >= 0
+          ? Optional.of(bindApi(controller.get(), controllerSettings)) : Optional.empty();
+      if (apiBinding.isPresent()) {
+        Exposure.warnInternal("the controller API", controllerSettings.apiHost(), clusterToken);
+        log.info("Controller API listening on {}", apiBinding.get().localAddress());
+      }
       if (options.has(Role.REPLICA)) {
         Exposure.warnInternal("every replica endpoint", Exposure.replicaBindHost(config),
             clusterToken);
@@ -158,6 +166,13 @@ public final class SluiceNode implements AutoCloseable {
         Optional.of(capacityQueue)).bind());
     binding.addToCoordinatedShutdown(UNBIND_DEADLINE, system);
     return Optional.of(binding);
+  }
+
+  private ServerBinding bindApi(ActorRef<Controller.Command> proxy, ControllerSettings settings)
+      throws Exception {
+    ServerBinding binding = await(new ControllerApi(system, proxy, settings).bind());
+    binding.addToCoordinatedShutdown(UNBIND_DEADLINE, system);
+    return binding;
   }
 
   private void join(NodeOptions options) {
@@ -250,6 +265,11 @@ public final class SluiceNode implements AutoCloseable {
   /** The extra relayed-path ingress, if {@code sluice.ingress.relayed-port} asked for one. */
   public Optional<Integer> relayedIngressPort() {
     return relayedBinding.map(b -> b.localAddress().getPort());
+  }
+
+  /** The controller API's port (control nodes). */
+  public Optional<Integer> apiPort() {
+    return apiBinding.map(b -> b.localAddress().getPort());
   }
 
   public Optional<Integer> routerPort() {

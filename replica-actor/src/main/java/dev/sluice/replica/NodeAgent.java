@@ -37,8 +37,12 @@ public final class NodeAgent extends AbstractBehavior<NodeAgent.Command> {
     }
   }
 
-  /** Drain and stop a replica; unknown ids are ignored. */
-  public record StopReplica(ReplicaId id) implements Command, ClusterMessage {}
+  /**
+   * Drain and stop a replica, cutting what is still open after {@code graceSeconds} (0: at once,
+   * for an unhealthy one); unknown ids are ignored.
+   */
+  public record StopReplica(ReplicaId id, double graceSeconds)
+      implements Command, ClusterMessage {}
 
   private record ReplicaTerminated(ReplicaId id)
       implements Command, org.apache.pekko.actor.NoSerializationVerificationNeeded {}
@@ -83,7 +87,7 @@ public final class NodeAgent extends AbstractBehavior<NodeAgent.Command> {
   private Behavior<Command> onStop(StopReplica stop) {
     ActorRef<ReplicaActor.Command> replica = replicas.get(stop.id());
     if (replica != null) {
-      replica.tell(ReplicaActor.Drain.INSTANCE);
+      replica.tell(new ReplicaActor.Drain(stop.graceSeconds()));
     }
     return this;
   }

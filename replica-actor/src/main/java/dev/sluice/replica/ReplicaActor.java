@@ -1,7 +1,9 @@
 package dev.sluice.replica;
 
+import dev.sluice.core.ReplicaId;
 import dev.sluice.core.ReplicaInfo;
 import dev.sluice.core.ReplicaLoad;
+import dev.sluice.core.metrics.SluiceMetrics;
 import dev.sluice.core.ReplicaState;
 import dev.sluice.core.config.LlmConfig;
 import dev.sluice.core.serialization.ClusterMessage;
@@ -33,11 +35,21 @@ import org.apache.pekko.http.javadsl.ServerBinding;
  */
 public final class ReplicaActor extends AbstractBehavior<ReplicaActor.Command> {
 
-  public sealed interface Command permits Drain, EngineStarted, EngineFailed, Bound, BindFailed,
-      DrainTick, LoadTick {}
+  public sealed interface Command permits Drain, CheckHealth, EngineStarted, EngineFailed, Bound,
+      BindFailed, DrainTick, LoadTick {}
 
-  /** Stop taking requests, finish ongoing ones, then stop. */
-  public enum Drain implements Command, ClusterMessage { INSTANCE }
+  /**
+   * Stop taking requests, finish ongoing ones, then stop: when idle, or after {@code
+   * graceSeconds} at the latest (streams still open then are cut, counted and logged).
+   */
+  public record Drain(double graceSeconds) implements Command, ClusterMessage {}
+
+  /** Is this replica healthy: its engine, and its endpoint's {@code /-/healthz}? */
+  public record CheckHealth(ActorRef<HealthReport> replyTo) implements Command, ClusterMessage {}
+
+  /** A health check's answer. */
+  public record HealthReport(ReplicaId id, boolean healthy, String detail)
+      implements ClusterMessage {}
 
   private interface Internal extends NoSerializationVerificationNeeded {}
 
@@ -54,6 +66,9 @@ public final class ReplicaActor extends AbstractBehavior<ReplicaActor.Command> {
   private enum LoadTick implements Command, Internal { INSTANCE }
 
   private static final Duration DRAIN_CHECK = Duration.ofMillis(100);
+  private static final io.prometheus.metrics.core.metrics.Counter DRAIN_CUTS =
+      SluiceMetrics.global().counter("replica_drain_cut_streams_total", "Requests still open "
+          + "when a draining replica reached its graceful shutdown timeout, cut", "deployment");
 
   private final ReplicaSpec spec;
   private final ReplicaNodeSettings settings;
@@ -105,7 +120,8 @@ public final class ReplicaActor extends AbstractBehavior<ReplicaActor.Command> {
         .onMessage(EngineFailed.class, this::onEngineFailed)
         .onMessage(Bound.class, this::onBound)
         .onMessage(BindFailed.class, this::onBindFailed)
-        .onMessage(Drain.class, m -> onDrain())
+        .onMessage(Drain.class, this::onDrain)
+        .onMessage(CheckHealth.class, this::onCheckHealth)
         .onMessage(DrainTick.class, m -> onDrainTick())
         .onMessage(LoadTick.class, m -> onLoadTick())
         .onSignal(PostStop.class, signal -> onPostStop())
@@ -170,7 +186,7 @@ public final class ReplicaActor extends AbstractBehavior<ReplicaActor.Command> {
     return Behaviors.stopped();
   }
 
-  private Behavior<Command> onDrain() {
+  private Behavior<Command> onDrain(Drain drain) {
     if (info.state() == ReplicaState.DRAINING) {
       return this;
     }
@@ -179,19 +195,24 @@ public final class ReplicaActor extends AbstractBehavior<ReplicaActor.Command> {
     if (handler != null) {
       handler.startDraining();
     }
-    drainDeadlineNanos = System.nanoTime()
-        + (long) (spec.llm().deployment().gracefulShutdownTimeoutS() * 1e9);
+    drainDeadlineNanos = System.nanoTime() + (long) (drain.graceSeconds() * 1e9);
     return onDrainTick();
   }
 
   private Behavior<Command> onDrainTick() {
-    boolean idle = handler == null || handler.slots().ongoing() == 0;
-    if (idle || System.nanoTime() >= drainDeadlineNanos) {
+    int ongoing = handler == null ? 0 : handler.slots().ongoing();
+    if (ongoing == 0 || System.nanoTime() >= drainDeadlineNanos) {
       if (binding == null && handler != null) {
         return this; // still binding: Bound will come back here
       }
       info = info.withState(ReplicaState.STOPPING);
-      report(idle ? "" : "graceful shutdown timeout reached with ongoing requests");
+      if (ongoing > 0) {
+        DRAIN_CUTS.labelValues(spec.id().deploymentId().toString()).inc(ongoing);
+        getContext().getLog().warn("Replica {}: graceful shutdown timeout reached; cutting {} "
+            + "open request(s)", spec.id(), ongoing);
+      }
+      report(ongoing == 0 ? "" : "graceful shutdown timeout reached: " + ongoing
+          + " open request(s) cut");
       return Behaviors.stopped();
     }
     timers.startSingleTimer(DrainTick.INSTANCE, DRAIN_CHECK);
@@ -206,6 +227,31 @@ public final class ReplicaActor extends AbstractBehavior<ReplicaActor.Command> {
       ReplicaServer.unbind(binding, Duration.ofSeconds(1));
     }
     engine.stop();
+    return this;
+  }
+
+  /** Checks the engine, then the endpoint as a client would; answers only when both answer. */
+  private Behavior<Command> onCheckHealth(CheckHealth check) {
+    ReplicaId id = spec.id();
+    if (binding == null || info.state() != ReplicaState.RUNNING) {
+      check.replyTo().tell(new HealthReport(id, false, "not running (" + info.state() + ")"));
+      return this;
+    }
+    var system = getContext().getSystem();
+    String url = "http://" + info.host() + ":" + info.port() + "/-/healthz";
+    engine.healthy().thenCompose(engineHealthy -> !engineHealthy
+            ? java.util.concurrent.CompletableFuture.completedFuture(
+                new HealthReport(id, false, "the engine reports itself unhealthy"))
+            : org.apache.pekko.http.javadsl.Http.get(system)
+                .singleRequest(org.apache.pekko.http.javadsl.model.HttpRequest.create(url))
+                .thenApply(response -> {
+                  response.discardEntityBytes(system);
+                  int status = response.status().intValue();
+                  return new HealthReport(id, status == 200, status == 200 ? ""
+                      : "its endpoint answered " + status + " on /-/healthz");
+                }))
+        .whenComplete((report, failure) -> check.replyTo().tell(failure == null ? report
+            : new HealthReport(id, false, "its endpoint did not answer: " + failure)));
     return this;
   }
 

@@ -36,18 +36,41 @@ public final class ApplicationsConfigParser {
 
   /** Parses YAML (and therefore JSON, which YAML includes). */
   public static ApplicationsConfig parse(String text) {
+    return applications(new Node(tree(text, "application config",
+        "{applications: [...]}"), ""));
+  }
+
+  /**
+   * A change to one deployment ({@code PATCH /api/applications/{app}/deployments/{name}}): a new
+   * {@code num_replicas}, or a new {@code autoscaling_config}, never both.
+   */
+  public static DeploymentPatch parsePatch(String text) {
+    Node patch = new Node(tree(text, "deployment patch", "{num_replicas: N}"), "");
+    patch.allowOnly("num_replicas", "autoscaling_config");
+    boolean count = patch.has("num_replicas");
+    boolean autoscaling = patch.has("autoscaling_config");
+    if (count == autoscaling) {
+      throw new ConfigException(count
+          ? "num_replicas and autoscaling_config: both set (expected: one of them)"
+          : "deployment patch: empty (expected: num_replicas or autoscaling_config)");
+    }
+    return count
+        ? DeploymentPatch.numReplicas(patch.integer("num_replicas", 1, 0))
+        : DeploymentPatch.autoscaling(autoscaling(patch.object("autoscaling_config", true)));
+  }
+
+  private static JsonNode tree(String text, String what, String expected) {
     JsonNode root;
     try {
       String trimmed = text.stripLeading();
       root = trimmed.startsWith("{") ? JSON.readTree(text) : YAML.readTree(text);
     } catch (JsonProcessingException e) {
-      throw new ConfigException("application config is not valid YAML/JSON: "
-          + e.getOriginalMessage(), e);
+      throw new ConfigException(what + " is not valid YAML/JSON: " + e.getOriginalMessage(), e);
     }
     if (root == null || root.isMissingNode() || root.isNull()) {
-      throw new ConfigException("application config is empty (expected: {applications: [...]})");
+      throw new ConfigException(what + " is empty (expected: " + expected + ")");
     }
-    return applications(new Node(root, ""));
+    return root;
   }
 
   private static ApplicationsConfig applications(Node root) {
@@ -132,9 +155,15 @@ public final class ApplicationsConfigParser {
   }
 
   private static DeploymentConfig deployment(Node deployment) {
-    deployment.allowOnly("name", "num_replicas", "max_ongoing_requests",
+    deployment.allowOnly("name", "num_replicas", "autoscaling_config", "max_ongoing_requests",
         "graceful_shutdown_timeout_s", "health_check_period_s", "health_check_timeout_s",
         "request_router_config");
+    if (deployment.has("num_replicas") && deployment.has("autoscaling_config")) {
+      throw deployment.error("autoscaling_config",
+          "set together with num_replicas (expected: one of them)");
+    }
+    AutoscalingConfig autoscaling = deployment.has("autoscaling_config")
+        ? autoscaling(deployment.object("autoscaling_config", true)) : AutoscalingConfig.OFF;
     String name = deployment.string("name", "");
     if (name.contains("#")) {
       throw deployment.error("name", "'" + name + "' (expected: no '#')");
@@ -144,12 +173,49 @@ public final class ApplicationsConfigParser {
     Map<String, Object> kwargs = router.map("request_router_kwargs");
     return new DeploymentConfig(
         name,
-        deployment.integer("num_replicas", 1, 0),
+        autoscaling.enabled() ? autoscaling.initialReplicas()
+            : deployment.integer("num_replicas", 1, 0),
         deployment.integer("max_ongoing_requests", 64, 1),
         deployment.number("graceful_shutdown_timeout_s", 20, 0),
         deployment.number("health_check_period_s", 10, 0.1),
         deployment.number("health_check_timeout_s", 30, 0.1),
         new RequestRouterConfig(
-            router.string("request_router_class", RequestRouterConfig.DEFAULT), kwargs));
+            router.string("request_router_class", RequestRouterConfig.DEFAULT), kwargs),
+        autoscaling);
+  }
+
+  /** Ray Serve's {@code autoscaling_config}, with its defaults. */
+  private static AutoscalingConfig autoscaling(Node config) {
+    config.allowOnly("min_replicas", "max_replicas", "initial_replicas",
+        "target_ongoing_requests", "upscale_delay_s", "downscale_delay_s", "look_back_period_s",
+        "metrics_interval_s", "smoothing_factor", "upscale_smoothing_factor",
+        "downscale_smoothing_factor");
+    int min = config.integer("min_replicas", 1, 1);
+    int max = config.integer("max_replicas", Math.max(min, 1), 1);
+    if (max < min) {
+      throw config.error("max_replicas", max + " (expected: >= min_replicas " + min + ")");
+    }
+    int initial = config.integer("initial_replicas", min, 1);
+    if (initial < min || initial > max) {
+      throw config.error("initial_replicas", initial + " (expected: between min_replicas "
+          + min + " and max_replicas " + max + ")");
+    }
+    double smoothing = positive(config, "smoothing_factor", 1.0);
+    return new AutoscalingConfig(true, min, max, initial,
+        positive(config, "target_ongoing_requests", 2.0),
+        config.number("upscale_delay_s", 30, 0),
+        config.number("downscale_delay_s", 600, 0),
+        positive(config, "look_back_period_s", 30),
+        positive(config, "metrics_interval_s", 10),
+        positive(config, "upscale_smoothing_factor", smoothing),
+        positive(config, "downscale_smoothing_factor", smoothing));
+  }
+
+  private static double positive(Node config, String name, double defaultValue) {
+    double value = config.number(name, defaultValue, 0);
+    if (value <= 0) {
+      throw config.error(name, value + " (expected: > 0)");
+    }
+    return value;
   }
 }

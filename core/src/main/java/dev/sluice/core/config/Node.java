@@ -45,6 +45,11 @@ final class Node {
     }
   }
 
+  /** Whether the field is present (and not null). */
+  boolean has(String name) {
+    return field(name) != null;
+  }
+
   private JsonNode field(String name) {
     JsonNode value = json.get(name);
     return value == null || value.isNull() ? null : value;

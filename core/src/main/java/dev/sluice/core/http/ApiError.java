@@ -25,6 +25,8 @@ public final class ApiError extends RuntimeException {
     UNSUPPORTED_MEDIA_TYPE(415, "invalid_request_error"),
     HEADERS_TOO_LARGE(431, "invalid_request_error"),
     OVERLOADED(503, "server_error"),
+    /** A component it depends on (the controller singleton, say) cannot answer now. */
+    UNAVAILABLE(503, "server_error"),
     UPSTREAM_FAILED(502, "server_error"),
     UPSTREAM_TIMEOUT(504, "server_error"),
     INTERNAL(500, "server_error"),

@@ -20,6 +20,14 @@ public interface Engine {
   /** Current engine statistics. */
   EngineStats stats();
 
+  /**
+   * Whether the engine can serve: completes with true or false, or never (a hung engine; the
+   * caller's health-check timeout decides then).
+   */
+  default CompletionStage<Boolean> healthy() {
+    return java.util.concurrent.CompletableFuture.completedFuture(true);
+  }
+
   /** Stops the engine; idempotent. */
   CompletionStage<Done> stop();
 }

@@ -33,6 +33,13 @@ public final class SimulatedEngine implements Engine {
   /** Counted per token by every stream at once: an adder, not one contended atomic. */
   private final LongAdder generated = new LongAdder();
   private final AtomicLong aborted = new AtomicLong();
+  private volatile Fault fault = Fault.NONE;
+
+  /**
+   * A fault to simulate, for tests of health checking: the engine reports itself unhealthy, or
+   * its health check never answers (a hung engine).
+   */
+  public enum Fault { NONE, UNHEALTHY, HANG }
 
   public SimulatedEngine(EngineConfig config) {
     this.ttft = Duration.ofMillis(config.ttftMs());
@@ -98,6 +105,20 @@ public final class SimulatedEngine implements Engine {
   static Duration firstTokenDelay(Duration ttft, int cachedChars, int promptChars) {
     double uncachedShare = promptChars == 0 ? 1 : 1 - (double) cachedChars / promptChars;
     return Duration.ofNanos((long) (ttft.toNanos() * uncachedShare));
+  }
+
+  @Override
+  public CompletionStage<Boolean> healthy() {
+    return switch (fault) {
+      case NONE -> CompletableFuture.completedFuture(true);
+      case UNHEALTHY -> CompletableFuture.completedFuture(false);
+      case HANG -> new CompletableFuture<>();
+    };
+  }
+
+  /** Simulates {@code fault} from now on ({@link Fault#NONE} heals the engine). */
+  public void inject(Fault fault) {
+    this.fault = fault;
   }
 
   @Override

@@ -47,6 +47,11 @@ public final class ReplicaHttpHandler
 
   /** Internal: slot reservations for the router's choose/dispatch path. */
   public static final String RESERVATIONS = "/-/reservations";
+  /**
+   * Simulated engine only: {@code POST /-/sim/fault?mode=unhealthy|hang|none} makes the engine
+   * report itself unhealthy, or its health check hang, or heals it (tests of health checking).
+   */
+  public static final String SIM_FAULT = "/-/sim/fault";
 
   private final ReplicaEndpointSettings settings;
   private final Engine engine;
@@ -146,16 +151,23 @@ public final class ReplicaHttpHandler
       return done(json(200, ModelList.json(List.of(settings.modelId()))));
     }
     if (get && path.equals("/-/healthz")) {
-      return done(draining
-          ? json(503, "{\"status\":\"draining\"}")
-          : json(200, "{\"status\":\"ok\"}"));
+      if (draining) {
+        return done(json(503, "{\"status\":\"draining\"}"));
+      }
+      return engine.healthy().thenApply(healthy -> healthy
+          ? json(200, "{\"status\":\"ok\"}")
+          : json(503, "{\"status\":\"unhealthy\",\"detail\":\"the engine reports itself "
+              + "unhealthy\"}"));
+    }
+    if (post && path.equals(SIM_FAULT)) {
+      return done(injectFault(request.getUri().query().get("mode").orElse("")));
     }
     if (get && path.equals("/-/stats")) {
       return done(json(200, stats()));
     }
     boolean known = path.equals("/v1/chat/completions") || path.equals("/v1/completions")
         || path.equals("/v1/models") || path.equals("/-/healthz") || path.equals("/-/stats")
-        || path.startsWith(RESERVATIONS);
+        || path.startsWith(RESERVATIONS) || path.equals(SIM_FAULT);
     return done(error(known
         ? new ApiError(ApiError.Code.METHOD_NOT_ALLOWED,
             "Method " + request.method().value() + " not allowed on " + path, null)
@@ -255,6 +267,23 @@ public final class ReplicaHttpHandler
 
   private static String idPrefix(CompletionRequest request) {
     return request.kind() == CompletionRequest.Kind.CHAT ? "chatcmpl-" : "cmpl-";
+  }
+
+  private HttpResponse injectFault(String mode) {
+    if (!(engine instanceof dev.sluice.replica.engine.SimulatedEngine simulated)) {
+      return error(new ApiError(ApiError.Code.NOT_FOUND,
+          "Faults can be injected into the simulated engine only", null));
+    }
+    dev.sluice.replica.engine.SimulatedEngine.Fault fault;
+    try {
+      fault = dev.sluice.replica.engine.SimulatedEngine.Fault.valueOf(
+          mode.toUpperCase(java.util.Locale.ROOT));
+    } catch (IllegalArgumentException e) {
+      return error(ApiError.invalid("mode", "mode: '" + mode.substring(0,
+          Math.min(mode.length(), 40)) + "' (expected: unhealthy, hang or none)"));
+    }
+    simulated.inject(fault);
+    return json(200, "{\"fault\":\"" + fault.name().toLowerCase(java.util.Locale.ROOT) + "\"}");
   }
 
   private String stats() {

@@ -1,0 +1,61 @@
+package dev.sluice.controller.api;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.util.Set;
+import java.util.stream.StreamSupport;
+import org.apache.pekko.actor.Address;
+import org.apache.pekko.cluster.ClusterEvent;
+import org.apache.pekko.cluster.Member;
+import org.apache.pekko.cluster.MemberStatus;
+
+/**
+ * {@code GET /api/cluster}: the members (address, roles, status, reachability), the leader, and
+ * where each singleton runs (on the oldest member that is up with role {@code control}), as this
+ * node sees the cluster.
+ */
+final class ClusterReport {
+
+  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final String CONTROL = "control";
+
+  private ClusterReport() {}
+
+  static String json(ClusterEvent.CurrentClusterState state, Address self) {
+    ObjectNode root = JSON.createObjectNode();
+    root.put("self", self.toString());
+    Address leader = state.getLeader();
+    if (leader == null) {
+      root.putNull("leader");
+    } else {
+      root.put("leader", leader.toString());
+    }
+    Set<Member> unreachable = state.getUnreachable();
+    ArrayNode members = root.putArray("members");
+    Member oldestControl = null;
+    for (Member member : state.getMembers()) {
+      ObjectNode row = members.addObject();
+      row.put("address", member.address().toString());
+      ArrayNode roles = row.putArray("roles");
+      member.getRoles().stream().filter(role -> !role.startsWith("dc-")).sorted()
+          .forEach(roles::add);
+      row.put("status", member.status().toString());
+      row.put("reachable", !unreachable.contains(member));
+      if (member.status() == MemberStatus.up() && member.hasRole(CONTROL)
+          && (oldestControl == null || member.isOlderThan(oldestControl))) {
+        oldestControl = member;
+      }
+    }
+    ObjectNode singletons = root.putObject("singletons");
+    for (String singleton : new String[] {"controller", "llm-router", "capacity-queue"}) {
+      if (oldestControl == null) {
+        singletons.putNull(singleton);
+      } else {
+        singletons.put(singleton, oldestControl.address().toString());
+      }
+    }
+    root.put("unreachable", StreamSupport.stream(unreachable.spliterator(), false).count());
+    return root.toString();
+  }
+}

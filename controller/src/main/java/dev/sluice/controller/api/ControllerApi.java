@@ -1,0 +1,197 @@
+package dev.sluice.controller.api;
+
+import dev.sluice.controller.Controller;
+import dev.sluice.controller.ControllerSettings;
+import dev.sluice.core.config.ApplicationsConfig;
+import dev.sluice.core.config.ApplicationsConfigParser;
+import dev.sluice.core.config.ConfigException;
+import dev.sluice.core.config.DeploymentPatch;
+import dev.sluice.core.http.ApiError;
+import dev.sluice.core.http.ClusterToken;
+import java.net.URLDecoder;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.function.Function;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.actor.typed.ActorSystem;
+import org.apache.pekko.actor.typed.javadsl.AskPattern;
+import org.apache.pekko.cluster.typed.Cluster;
+import org.apache.pekko.http.javadsl.Http;
+import org.apache.pekko.http.javadsl.ServerBinding;
+import org.apache.pekko.http.javadsl.model.ContentTypes;
+import org.apache.pekko.http.javadsl.model.HttpEntities;
+import org.apache.pekko.http.javadsl.model.HttpHeader;
+import org.apache.pekko.http.javadsl.model.HttpMethod;
+import org.apache.pekko.http.javadsl.model.HttpMethods;
+import org.apache.pekko.http.javadsl.model.HttpRequest;
+import org.apache.pekko.http.javadsl.model.HttpResponse;
+import org.apache.pekko.http.javadsl.model.headers.RawHeader;
+import org.apache.pekko.stream.Materializer;
+
+/**
+ * The controller REST API on every {@code control} node (port 8265), talking to the controller
+ * singleton through its proxy: {@code GET/PUT /api/applications}, {@code DELETE
+ * /api/applications/{app}}, {@code PATCH /api/applications/{app}/deployments/{deployment}},
+ * {@code GET /api/cluster}. JSON; {@code PUT} also takes YAML. Bad input gets 400 naming the
+ * field with the config parser's path text, an unknown app or deployment 404, a singleton that
+ * does not answer 503 (within {@code api.ask-timeout}); on any error nothing changes. A write is
+ * answered once the new desired state is stored on a majority of nodes. With a cluster token
+ * set, every route needs it.
+ */
+public final class ControllerApi {
+
+  private static final String APPS = "/api/applications";
+  private static final long MAX_BODY_BYTES = 1 << 20;
+
+  private final ActorSystem<?> system;
+  private final ActorRef<Controller.Command> controller;
+  private final ControllerSettings settings;
+  private final ClusterToken token;
+  private final Materializer materializer;
+
+  public ControllerApi(ActorSystem<?> system, ActorRef<Controller.Command> controller,
+      ControllerSettings settings) {
+    this.system = system;
+    this.controller = controller;
+    this.settings = settings;
+    this.token = ClusterToken.of(system);
+    this.materializer = Materializer.matFromSystem(system);
+  }
+
+  public CompletionStage<ServerBinding> bind() {
+    return Http.get(system).newServerAt(settings.apiHost(), settings.apiPort())
+        .bind(this::handle);
+  }
+
+  CompletionStage<HttpResponse> handle(HttpRequest request) {
+    String path = request.getUri().path();
+    HttpMethod method = request.method();
+    if (!token.admits(request.getHeader("authorization").map(HttpHeader::value).orElse(null))) {
+      request.discardEntityBytes(materializer);
+      return done(HttpResponse.create().withStatus(401)
+          .addHeader(RawHeader.create("www-authenticate", "Bearer"))
+          .withEntity(HttpEntities.create(ContentTypes.APPLICATION_JSON,
+              ClusterToken.refusalJson())));
+    }
+    if (path.equals("/api/cluster") && method.equals(HttpMethods.GET)) {
+      return done(json(200, ClusterReport.json(Cluster.get(system).state(), system.address())));
+    }
+    if (path.equals(APPS) && method.equals(HttpMethods.GET)) {
+      return status(200);
+    }
+    if (path.equals(APPS) && method.equals(HttpMethods.PUT)) {
+      return withBody(request, body -> {
+        ApplicationsConfig config = ApplicationsConfigParser.parse(body);
+        return write(replyTo -> new Controller.PutApplications(config, replyTo));
+      });
+    }
+    String[] parts = path.split("/", -1);
+    if (parts.length == 4 && path.startsWith(APPS + "/") && method.equals(HttpMethods.DELETE)) {
+      request.discardEntityBytes(materializer);
+      String app = decode(parts[3]);
+      return write(replyTo -> new Controller.DeleteApplication(app, replyTo));
+    }
+    if (parts.length == 6 && path.startsWith(APPS + "/") && parts[4].equals("deployments")
+        && method.equals(HttpMethods.PATCH)) {
+      String app = decode(parts[3]);
+      String deployment = decode(parts[5]);
+      return withBody(request, body -> {
+        DeploymentPatch patch = ApplicationsConfigParser.parsePatch(body);
+        return write(replyTo -> new Controller.PatchDeployment(app, deployment, patch, replyTo));
+      });
+    }
+    request.discardEntityBytes(materializer);
+    boolean known = path.equals(APPS) || path.equals("/api/cluster")
+        || (path.startsWith(APPS + "/") && (parts.length == 4 || parts.length == 6));
+    return done(error(known
+        ? new ApiError(ApiError.Code.METHOD_NOT_ALLOWED, "Method " + method.value()
+            + " not allowed on " + path, null)
+        : new ApiError(ApiError.Code.NOT_FOUND, "Not found: " + path, null)));
+  }
+
+  /** Reads the body (1 MiB at most), then runs {@code action}; a bad config is a 400. */
+  private CompletionStage<HttpResponse> withBody(HttpRequest request,
+      Function<String, CompletionStage<HttpResponse>> action) {
+    return request.entity().toStrict(settings.apiAskTimeout().toMillis() * 5, MAX_BODY_BYTES,
+            materializer)
+        .thenComposeAsync(strict -> {
+          try {
+            return action.apply(strict.getData().utf8String());
+          } catch (ConfigException e) {
+            return done(error(invalid(e.getMessage())));
+          }
+        }, system.executionContext())
+        .exceptionally(failure -> error(new ApiError(ApiError.Code.INVALID_REQUEST,
+            "The request body could not be read: " + rootMessage(failure), null)));
+  }
+
+  /** A config error names its field: the text before the first ": " is the field's path. */
+  private static ApiError invalid(String message) {
+    int colon = message.indexOf(": ");
+    String param = colon > 0 && !message.substring(0, colon).contains(" ")
+        ? message.substring(0, colon) : null;
+    return new ApiError(ApiError.Code.INVALID_REQUEST, message, param);
+  }
+
+  /**
+   * Checks the singleton answers (503 within the ask timeout if not), sends the write, and
+   * answers with the status tree once it is stored and applied.
+   */
+  private CompletionStage<HttpResponse> write(
+      org.apache.pekko.japi.function.Function<ActorRef<Controller.WriteResult>,
+          Controller.Command> message) {
+    return ask(Controller.GetStatus::new, settings.apiAskTimeout())
+        .thenCompose(reachable -> ask(message::apply,
+            settings.writeTimeout().plus(settings.apiAskTimeout())))
+        .thenCompose(result -> result.status() == 200 ? status(200)
+            : done(error(new ApiError(result.status() == 404 ? ApiError.Code.NOT_FOUND
+                : ApiError.Code.UNAVAILABLE, result.message(), null))))
+        .exceptionally(failure -> unavailable());
+  }
+
+  private CompletionStage<HttpResponse> status(int code) {
+    return ask(Controller.GetStatus::new, settings.apiAskTimeout())
+        .thenApply(document -> json(code, document.json()))
+        .exceptionally(failure -> unavailable());
+  }
+
+  private <T> CompletionStage<T> ask(
+      org.apache.pekko.japi.function.Function<ActorRef<T>, Controller.Command> message,
+      Duration timeout) {
+    return AskPattern.ask(controller, message::apply, timeout, system.scheduler());
+  }
+
+  private HttpResponse unavailable() {
+    return error(new ApiError(ApiError.Code.UNAVAILABLE, "The controller singleton did not "
+        + "answer in time (within " + settings.apiAskTimeout().toMillis() + " ms for a read; it "
+        + "may be moving to another control node, or no control node is up); nothing was "
+        + "changed", null));
+  }
+
+  private static String decode(String segment) {
+    return URLDecoder.decode(segment, StandardCharsets.UTF_8);
+  }
+
+  private static String rootMessage(Throwable failure) {
+    Throwable cause = failure;
+    while (cause.getCause() != null) {
+      cause = cause.getCause();
+    }
+    return cause.getMessage() == null ? cause.getClass().getSimpleName() : cause.getMessage();
+  }
+
+  private static HttpResponse error(ApiError error) {
+    return json(error.status(), error.toJson());
+  }
+
+  private static HttpResponse json(int status, String body) {
+    return HttpResponse.create().withStatus(status)
+        .withEntity(HttpEntities.create(ContentTypes.APPLICATION_JSON, body));
+  }
+
+  private static CompletionStage<HttpResponse> done(HttpResponse response) {
+    return CompletableFuture.completedFuture(response);
+  }
+}

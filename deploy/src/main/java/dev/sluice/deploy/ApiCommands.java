@@ -1,0 +1,115 @@
+package dev.sluice.deploy;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code sluice deploy | scale | status | delete}: the controller API from the command line.
+ * Each prints the status afterwards (a table, or the API's JSON with {@code --json}); an error
+ * prints the API's message and exits 1.
+ */
+final class ApiCommands {
+
+  private ApiCommands() {}
+
+  /** The options every API command takes. */
+  static final class Target {
+    @Option(names = "--address", paramLabel = "URL",
+        defaultValue = "${env:SLUICE_ADDRESS:-http://127.0.0.1:8265}",
+        description = "The controller API (env SLUICE_ADDRESS; default ${DEFAULT-VALUE}).")
+    String address;
+
+    @Option(names = "--json", description = "Print the API's JSON instead of a table.")
+    boolean json;
+
+    @Spec(Spec.Target.MIXEE)
+    picocli.CommandLine.Model.CommandSpec spec;
+
+    ApiClient client() {
+      return ApiClient.fromEnvironment(address);
+    }
+
+    int print(JsonNode status) {
+      PrintWriter out = spec.commandLine().getOut();
+      out.print(json ? status.toPrettyString() + "\n" : StatusTable.render(status));
+      out.flush();
+      return 0;
+    }
+  }
+
+  @Command(name = "deploy", mixinStandardHelpOptions = true,
+      description = "Make FILE (YAML or JSON, the applications config) the whole desired state: "
+          + "apps not in it are deleted, changed ones updated, unchanged ones untouched.")
+  static final class Deploy implements Callable<Integer> {
+    @Mixin Target target;
+
+    @Parameters(paramLabel = "FILE", description = "The applications config.")
+    Path file;
+
+    @Override
+    public Integer call() throws IOException {
+      String body = Files.readString(file);
+      String type = file.toString().endsWith(".json") ? "application/json" : "application/yaml";
+      return target.print(target.client().send("PUT", "/api/applications", body, type));
+    }
+  }
+
+  @Command(name = "scale", mixinStandardHelpOptions = true,
+      description = "Set a deployment's replica count (autoscaling, if any, is turned off).")
+  static final class Scale implements Callable<Integer> {
+    @Mixin Target target;
+
+    @Parameters(index = "0", paramLabel = "APP") String app;
+
+    @Parameters(index = "1", paramLabel = "DEPLOYMENT") String deployment;
+
+    @Parameters(index = "2", paramLabel = "N", description = "Replicas (>= 0).") int replicas;
+
+    @Override
+    public Integer call() {
+      return target.print(target.client().send("PATCH", "/api/applications/" + encode(app)
+          + "/deployments/" + encode(deployment), "{\"num_replicas\":" + replicas + "}",
+          "application/json"));
+    }
+  }
+
+  @Command(name = "status", mixinStandardHelpOptions = true,
+      description = "Applications, deployments and replicas, as the controller sees them.")
+  static final class Status implements Callable<Integer> {
+    @Mixin Target target;
+
+    @Override
+    public Integer call() {
+      return target.print(target.client().send("GET", "/api/applications", null, null));
+    }
+  }
+
+  @Command(name = "delete", mixinStandardHelpOptions = true,
+      description = "Delete an application: its replicas are drained and stopped.")
+  static final class Delete implements Callable<Integer> {
+    @Mixin Target target;
+
+    @Parameters(paramLabel = "APP") String app;
+
+    @Override
+    public Integer call() {
+      return target.print(target.client().send("DELETE", "/api/applications/" + encode(app),
+          null, null));
+    }
+  }
+
+  private static String encode(String segment) {
+    return URLEncoder.encode(segment, StandardCharsets.UTF_8).replace("+", "%20");
+  }
+}

@@ -1,0 +1,69 @@
+package dev.sluice.deploy;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.util.ArrayList;
+import java.util.List;
+
+/** {@code sluice status} as a table: a line per deployment, then one per replica under it. */
+final class StatusTable {
+
+  private StatusTable() {}
+
+  static String render(JsonNode status) {
+    List<String[]> rows = new ArrayList<>();
+    rows.add(new String[] {"APP", "DEPLOYMENT", "STATUS", "TARGET", "REPLICAS BY STATE",
+        "MESSAGE"});
+    List<String[]> replicaRows = new ArrayList<>();
+    StringBuilder out = new StringBuilder();
+    JsonNode apps = status.path("applications");
+    if (apps.isEmpty()) {
+      return "No applications.\n";
+    }
+    for (JsonNode app : apps) {
+      for (JsonNode deployment : app.path("deployments")) {
+        List<String> states = new ArrayList<>();
+        deployment.path("replicas_by_state").fields().forEachRemaining(
+            e -> states.add(e.getKey() + " " + e.getValue().asInt()));
+        rows.add(new String[] {app.path("name").asText(), deployment.path("name").asText(),
+            deployment.path("status").asText(), deployment.path("target_replicas").asText(),
+            states.isEmpty() ? "-" : String.join(", ", states),
+            deployment.path("message").asText()});
+      }
+    }
+    out.append(table(rows));
+    replicaRows.add(new String[] {"REPLICA", "NODE", "ENDPOINT", "STATE", "ONGOING"});
+    for (JsonNode app : apps) {
+      for (JsonNode deployment : app.path("deployments")) {
+        for (JsonNode replica : deployment.path("replicas")) {
+          replicaRows.add(new String[] {replica.path("replica_id").asText(),
+              replica.path("node").asText(),
+              replica.path("endpoint").isNull() ? "-" : replica.path("endpoint").asText(),
+              replica.path("state").asText(), replica.path("ongoing").asText()});
+        }
+      }
+    }
+    if (replicaRows.size() > 1) {
+      out.append('\n').append(table(replicaRows));
+    }
+    return out.toString();
+  }
+
+  private static String table(List<String[]> rows) {
+    int columns = rows.get(0).length;
+    int[] widths = new int[columns];
+    for (String[] row : rows) {
+      for (int i = 0; i < columns; i++) {
+        widths[i] = Math.max(widths[i], row[i].length());
+      }
+    }
+    StringBuilder out = new StringBuilder();
+    for (String[] row : rows) {
+      StringBuilder line = new StringBuilder();
+      for (int i = 0; i < columns; i++) {
+        line.append(i == columns - 1 ? row[i] : String.format("%-" + widths[i] + "s  ", row[i]));
+      }
+      out.append(line.toString().stripTrailing()).append('\n');
+    }
+    return out.toString();
+  }
+}
