@@ -81,4 +81,43 @@ final class TestNodes {
     return HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
         .timeout(Duration.ofSeconds(30)).build(), HttpResponse.BodyHandlers.ofString());
   }
+
+  /** {@code method path} on the controller API of {@code port}, with a body (null: none). */
+  static HttpResponse<String> api(int port, String method, String path, String body,
+      String contentType) throws Exception {
+    HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(
+            "http://127.0.0.1:" + port + path))
+        .method(method, body == null ? HttpRequest.BodyPublishers.noBody()
+            : HttpRequest.BodyPublishers.ofString(body))
+        .timeout(Duration.ofSeconds(30));
+    if (contentType != null) {
+      request.header("content-type", contentType);
+    }
+    return HTTP.send(request.build(), HttpResponse.BodyHandlers.ofString());
+  }
+
+  /** The controller's status tree. */
+  static com.fasterxml.jackson.databind.JsonNode status(SluiceNode node) throws Exception {
+    HttpResponse<String> response = api(node.apiPort().orElseThrow(), "GET",
+        "/api/applications", null, null);
+    if (response.statusCode() != 200) {
+      throw new IllegalStateException("status: " + response.statusCode() + " " + response.body());
+    }
+    return dev.sluice.core.testing.Sse.json(response.body());
+  }
+
+  /** The status of deployment {@code name} of app {@code app}. */
+  static com.fasterxml.jackson.databind.JsonNode deployment(SluiceNode node, String app,
+      String name) throws Exception {
+    for (var each : status(node).path("applications")) {
+      if (each.path("name").asText().equals(app)) {
+        for (var deployment : each.path("deployments")) {
+          if (deployment.path("name").asText().equals(name)) {
+            return deployment;
+          }
+        }
+      }
+    }
+    throw new IllegalStateException("no deployment " + app + "/" + name);
+  }
 }

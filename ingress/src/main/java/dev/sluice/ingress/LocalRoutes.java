@@ -62,7 +62,9 @@ final class LocalRoutes {
   private String routes() {
     Map<String, String> routes = new TreeMap<>();
     for (ReplicaSet set : view.all()) {
-      routes.put(set.routePrefix(), set.deployment().app());
+      if (!set.replicas().isEmpty()) {
+        routes.put(set.routePrefix(), set.deployment().app());
+      }
     }
     StringBuilder json = new StringBuilder("{");
     routes.forEach((prefix, app) -> {

@@ -7,7 +7,10 @@ import java.util.List;
 import java.util.Optional;
 import java.util.TreeSet;
 
-/** The models this ingress can route to, as OpenAI's {@code /v1/models} lists them. */
+/**
+ * The models this ingress can route to, as OpenAI's {@code /v1/models} lists them: those of
+ * deployments with a replica (a removed deployment's last set is empty).
+ */
 final class ModelCatalog {
 
   private ModelCatalog() {}
@@ -15,14 +18,16 @@ final class ModelCatalog {
   static String list(ReplicaSetView view) {
     TreeSet<String> ids = new TreeSet<>();
     for (ReplicaSet set : view.all()) {
-      ids.addAll(set.modelIds());
+      if (!set.replicas().isEmpty()) {
+        ids.addAll(set.modelIds());
+      }
     }
     return ModelList.json(List.copyOf(ids));
   }
 
   static Optional<String> find(ReplicaSetView view, String id) {
     for (ReplicaSet set : view.all()) {
-      if (set.serves(id)) {
+      if (!set.replicas().isEmpty() && set.serves(id)) {
         return Optional.of(ModelList.model(id));
       }
     }

@@ -92,4 +92,68 @@ class ApplicationsConfigParserTest {
     assertThatThrownBy(() -> ApplicationsConfigParser.parse("applications: [ {"))
         .hasMessageStartingWith("application config is not valid YAML/JSON");
   }
+
+  private static final String AUTOSCALED = """
+      applications:
+        - name: llm
+          llm_configs:
+            - model_loading_config: {model_id: sim}
+              deployment_config:
+                autoscaling_config: {min_replicas: 2, max_replicas: 6, upscale_delay_s: 5,
+                                     smoothing_factor: 0.5, downscale_smoothing_factor: 0.25}
+      """;
+
+  @Test
+  void autoscalingTakesRayServesFieldsAndDefaults() {
+    DeploymentConfig deployment = ApplicationsConfigParser.parse(AUTOSCALED).applications()
+        .get(0).llmConfigs().get(0).deployment();
+    AutoscalingConfig autoscaling = deployment.autoscaling();
+
+    assertThat(autoscaling.enabled()).isTrue();
+    assertThat(autoscaling.minReplicas()).isEqualTo(2);
+    assertThat(autoscaling.maxReplicas()).isEqualTo(6);
+    assertThat(autoscaling.initialReplicas()).as("defaults to min").isEqualTo(2);
+    assertThat(deployment.numReplicas()).as("starts at the initial count").isEqualTo(2);
+    assertThat(autoscaling.targetOngoingRequests()).isEqualTo(2.0);
+    assertThat(autoscaling.upscaleDelayS()).isEqualTo(5);
+    assertThat(autoscaling.downscaleDelayS()).isEqualTo(600);
+    assertThat(autoscaling.lookBackPeriodS()).isEqualTo(30);
+    assertThat(autoscaling.upscaleSmoothingFactor()).isEqualTo(0.5);
+    assertThat(autoscaling.downscaleSmoothingFactor()).isEqualTo(0.25);
+  }
+
+  @Test
+  void autoscalingMistakesAreNamed() {
+    String base = "applications[0].llm_configs[0].deployment_config.";
+    assertThatThrownBy(() -> ApplicationsConfigParser.parse(AUTOSCALED.replace(
+        "deployment_config:", "deployment_config:\n          num_replicas: 3")))
+        .hasMessage(base + "autoscaling_config: set together with num_replicas (expected: one "
+            + "of them)");
+    assertThatThrownBy(() -> ApplicationsConfigParser.parse(AUTOSCALED.replace(
+        "max_replicas: 6", "max_replicas: 1")))
+        .hasMessage(base + "autoscaling_config.max_replicas: 1 (expected: >= min_replicas 2)");
+    assertThatThrownBy(() -> ApplicationsConfigParser.parse(AUTOSCALED.replace(
+        "min_replicas: 2", "min_replicas: 0")))
+        .hasMessage(base + "autoscaling_config.min_replicas: 0 (expected: >= 1)");
+    assertThatThrownBy(() -> ApplicationsConfigParser.parse(AUTOSCALED.replace(
+        "upscale_delay_s: 5", "upscale_delay: 5")))
+        .hasMessageStartingWith(base + "autoscaling_config.upscale_delay: unknown field");
+  }
+
+  @Test
+  void aPatchIsACountOrAnAutoscalingConfigNeverBoth() {
+    assertThat(ApplicationsConfigParser.parsePatch("{\"num_replicas\": 4}").numReplicas())
+        .isEqualTo(4);
+    assertThat(ApplicationsConfigParser.parsePatch("autoscaling_config: {max_replicas: 3}")
+        .autoscaling().maxReplicas()).isEqualTo(3);
+    assertThatThrownBy(() -> ApplicationsConfigParser.parsePatch("{\"num_replicas\": -1}"))
+        .hasMessage("num_replicas: -1 (expected: >= 0)");
+    assertThatThrownBy(() -> ApplicationsConfigParser.parsePatch(
+        "{\"num_replicas\": 1, \"autoscaling_config\": {}}"))
+        .hasMessageStartingWith("num_replicas and autoscaling_config: both set");
+    assertThatThrownBy(() -> ApplicationsConfigParser.parsePatch("{}"))
+        .hasMessageStartingWith("deployment patch: empty");
+    assertThatThrownBy(() -> ApplicationsConfigParser.parsePatch("{\"replicas\": 2}"))
+        .hasMessageStartingWith("replicas: unknown field");
+  }
 }

@@ -22,4 +22,20 @@ public final class Await {
       }
     }
   }
+
+  /** A condition that may throw while its subject is not ready (a server not answering yet). */
+  public interface Probe {
+    boolean check() throws Exception;
+  }
+
+  /** Like {@link #until}, an exception from {@code probe} counting as "not yet". */
+  public static void untilOk(Duration deadline, String what, Probe probe) {
+    until(deadline, what, () -> {
+      try {
+        return probe.check();
+      } catch (Exception notYet) {
+        return false;
+      }
+    });
+  }
 }

@@ -1,0 +1,67 @@
+package dev.sluice.controller;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.sluice.core.DeploymentId;
+import dev.sluice.core.ReplicaId;
+import dev.sluice.core.ReplicaInfo;
+import dev.sluice.core.ReplicaState;
+import dev.sluice.replica.NodeAgent;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Test;
+
+class PlacementTest {
+
+  private static final ActorTestKit testKit = ActorTestKit.create();
+  private static final DeploymentId A = new DeploymentId("llm", "a");
+  private static final DeploymentId B = new DeploymentId("llm", "b");
+
+  @AfterAll
+  static void stop() {
+    testKit.shutdownTestKit();
+  }
+
+  private static ReplicaRecord place(List<ReplicaRecord> replicas,
+      List<ActorRef<NodeAgent.Command>> nodes, DeploymentId deployment) {
+    ActorRef<NodeAgent.Command> node = Placement.choose(nodes, replicas, deployment).orElseThrow();
+    ReplicaRecord record = new ReplicaRecord(new ReplicaInfo(ReplicaId.random(deployment), "n",
+        "h", 1, 8, ReplicaState.STARTING, List.of("m")), node, "v", 0);
+    replicas.add(record);
+    return record;
+  }
+
+  @Test
+  void spreadsADeploymentEvenlyOverTheNodesWhateverRegisteredFirst() {
+    List<ActorRef<NodeAgent.Command>> nodes = List.of(
+        testKit.<NodeAgent.Command>createTestProbe().ref(),
+        testKit.<NodeAgent.Command>createTestProbe().ref());
+    List<ReplicaRecord> replicas = new ArrayList<>();
+    for (int i = 0; i < 8; i++) {
+      place(replicas, nodes, A);
+    }
+    Map<ActorRef<NodeAgent.Command>, Integer> perNode = new HashMap<>();
+    replicas.forEach(r -> perNode.merge(r.node, 1, Integer::sum));
+    assertThat(perNode.values()).containsExactly(4, 4);
+  }
+
+  @Test
+  void fewestOfTheDeploymentFirstThenFewestInAllAndDrainedOnesDoNotCount() {
+    var first = testKit.<NodeAgent.Command>createTestProbe().ref();
+    var second = testKit.<NodeAgent.Command>createTestProbe().ref();
+    List<ActorRef<NodeAgent.Command>> nodes = List.of(first, second);
+    List<ReplicaRecord> replicas = new ArrayList<>();
+    ReplicaRecord b1 = place(replicas, nodes, B);
+    ReplicaRecord a1 = place(replicas, nodes, A);
+    assertThat(a1.node).as("the node without B's replica").isNotEqualTo(b1.node);
+    ReplicaRecord a2 = place(replicas, nodes, A);
+    assertThat(a2.node).isEqualTo(b1.node);
+    a1.info = a1.info.withState(ReplicaState.DRAINING);
+    assertThat(place(replicas, nodes, A).node).isEqualTo(a1.node);
+  }
+}
