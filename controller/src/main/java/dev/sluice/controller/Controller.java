@@ -291,6 +291,13 @@ public final class Controller extends AbstractBehavior<Controller.Command> {
       getContext().watchWith(update.replica(), new ReplicaGone(info.id()));
       record.actor = Optional.of(update.replica());
     }
+    if (info.state() == ReplicaState.STOPPING) {
+      // Its last report: it stops now. (Its termination, watched too, may come much later.)
+      replicas.remove(info.id());
+      loads.forget(info.id());
+      reconcile();
+      return this;
+    }
     ReplicaState decided = record.state();
     record.info = info;
     boolean ours = decided == ReplicaState.DRAINING || decided == ReplicaState.UNHEALTHY;

@@ -42,8 +42,10 @@ final class DesiredStateStore {
   private final Duration timeout;
 
   DesiredStateStore(ActorContext<Controller.Command> context, Duration timeout) {
+    // The adapter's own deadline is a backstop behind the replicator's (which answers with a
+    // timeout itself); were it first, the adapter would fail the controller instead.
     this.replicator = new ReplicatorMessageAdapter<>(context,
-        DistributedData.get(context.getSystem()).replicator(), timeout);
+        DistributedData.get(context.getSystem()).replicator(), timeout.plusSeconds(5));
     this.node = DistributedData.get(context.getSystem()).selfUniqueAddress();
     this.timeout = timeout;
   }

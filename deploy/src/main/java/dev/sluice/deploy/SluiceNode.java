@@ -95,7 +95,9 @@ public final class SluiceNode implements AutoCloseable {
               .withSettings(controlRole()));
       ControllerSettings controllerSettings = ControllerSettings.fromConfig(config);
       this.controller = apps.map(desired -> ClusterSingleton.get(system).init(
-          SingletonActor.of(Controller.create(controllerSettings, desired), "controller")
+          SingletonActor.of(Behaviors.supervise(Controller.create(controllerSettings, desired))
+                  .onFailure(SupervisorStrategy.restartWithBackoff(
+                      Duration.ofSeconds(1), Duration.ofSeconds(10), 0.2)), "controller")
               .withStopMessage(Controller.Stop.INSTANCE)
               .withSettings(controlRole())));
       boolean clusterToken = ClusterToken.fromConfig(config).enabled();

@@ -11,6 +11,7 @@ import dev.sluice.router.RouteRequest;
 import dev.sluice.router.RouteResult;
 import java.time.Duration;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
 import org.apache.pekko.actor.typed.ActorRef;
@@ -37,6 +38,9 @@ final class DirectRouting {
   private final ReplicaSetView view;
   private final Duration routeTimeout;
   private final Optional<ActorRef<CapacityQueue.Command>> queue;
+  /** A pick unknown to this ingress is looked up again this often, this far apart (200 ms). */
+  private static final int UNKNOWN_REPLICA_RETRIES = 10;
+  private static final Duration UNKNOWN_REPLICA_WAIT = Duration.ofMillis(20);
 
   DirectRouting(ActorSystem<?> system, ActorRef<LLMRouter.Command> router, ReplicaSetView view,
       Duration routeTimeout, Optional<ActorRef<CapacityQueue.Command>> queue) {
@@ -58,27 +62,43 @@ final class DirectRouting {
             replyTo -> new LLMRouter.Route(request, replyTo), routeTimeout, system.scheduler())
         .handleAsync((result, failure) -> {
           if (failure != null) {
-            return new Refused(Answers.failClosed(ServeReason.ROUTER_UNREACHABLE, requestId,
-                "no answer from the router within " + routeTimeout.toMillis() + " ms"));
+            return CompletableFuture.<Outcome>completedFuture(new Refused(Answers.failClosed(
+                ServeReason.ROUTER_UNREACHABLE, requestId, "no answer from the router within "
+                    + routeTimeout.toMillis() + " ms")));
           }
-          return resolve(result, requestId);
-        }, continuation);
+          return resolve(result, requestId, UNKNOWN_REPLICA_RETRIES);
+        }, continuation)
+        .thenCompose(outcome -> outcome);
   }
 
-  private Outcome resolve(RouteResult result, String requestId) {
+  /**
+   * The router's pick in this ingress's replica set. A replica the router knows and this ingress
+   * does not yet is looked up again a few times: both learn a new replica set from the same
+   * publication, a few milliseconds apart; it fails closed only if it stays unknown.
+   */
+  private CompletionStage<Outcome> resolve(RouteResult result, String requestId, int retries) {
     if (result instanceof RouteResult.NotRouted notRouted) {
-      return new Refused(Answers.failClosed(notRouted.reason(), requestId, notRouted.detail()));
+      return CompletableFuture.completedFuture(new Refused(Answers.failClosed(notRouted.reason(),
+          requestId, notRouted.detail())));
     }
     RouteResult.Routed routed = (RouteResult.Routed) result;
     String replicaId = routed.replica().id().toString();
+    Optional<ReplicaInfo> known = view.replica(replicaId);
+    if (known.isEmpty() && retries > 0) {
+      CompletableFuture<Outcome> later = new CompletableFuture<>();
+      system.scheduler().scheduleOnce(UNKNOWN_REPLICA_WAIT, () -> resolve(result, requestId,
+              retries - 1).whenComplete((outcome, failure) -> later.complete(outcome)),
+          system.executionContext());
+      return later;
+    }
     LeaseRelease lease = routed.leaseId().isPresent()
         ? new LeaseRelease(queue, routed.leaseId()) : LeaseRelease.NONE;
-    Optional<ReplicaInfo> known = view.replica(replicaId);
     if (known.isEmpty()) {
       lease.release();
-      return new Refused(Answers.failClosed(ServeReason.UNKNOWN_REPLICA_ID, requestId,
-          "replica " + replicaId + " is not in this ingress's replica set yet"));
+      return CompletableFuture.completedFuture(new Refused(Answers.failClosed(
+          ServeReason.UNKNOWN_REPLICA_ID, requestId, "replica " + replicaId
+              + " is not in this ingress's replica set")));
     }
-    return new Chosen(known.get(), lease);
+    return CompletableFuture.completedFuture(new Chosen(known.get(), lease));
   }
 }

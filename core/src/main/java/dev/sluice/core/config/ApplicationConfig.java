@@ -4,7 +4,8 @@ import java.util.List;
 import java.util.Objects;
 
 /** One application: a route prefix and one LLM deployment per model. */
-public record ApplicationConfig(String name, String routePrefix, List<LlmConfig> llmConfigs) {
+public record ApplicationConfig(String name, String routePrefix, List<LlmConfig> llmConfigs)
+    implements dev.sluice.core.serialization.ClusterMessage {
 
   public ApplicationConfig {
     Objects.requireNonNull(name, "name");

@@ -4,7 +4,8 @@ import java.util.List;
 import java.util.Optional;
 
 /** The whole desired state: the applications Sluice serves (Ray Serve's config shape). */
-public record ApplicationsConfig(List<ApplicationConfig> applications) {
+public record ApplicationsConfig(List<ApplicationConfig> applications)
+    implements dev.sluice.core.serialization.ClusterMessage {
 
   public ApplicationsConfig {
     applications = List.copyOf(applications);
