@@ -23,7 +23,15 @@ public final class SluiceCli implements Runnable {
 
   /** Runs the CLI and returns the exit code (0 ok, 1 failed at runtime, 2 bad usage). */
   public static int execute(String... args) {
+    return execute(new java.io.PrintWriter(System.out, true),
+        new java.io.PrintWriter(System.err, true), args);
+  }
+
+  /** The same, printing to {@code out} and {@code err}. */
+  static int execute(java.io.PrintWriter out, java.io.PrintWriter err, String... args) {
     CommandLine cli = new CommandLine(new SluiceCli());
+    cli.setOut(out);
+    cli.setErr(err);
     cli.setExecutionExceptionHandler((e, commandLine, parseResult) -> {
       commandLine.getErr().println("sluice: " + message(e));
       return 1;
