@@ -29,6 +29,9 @@ final class Banner {
     node.routerPort().ifPresent(port -> out.println("  Router endpoint:      http://"
         + node.system().settings().config().getString("sluice.router.http.host") + ":" + port
         + "/internal/route"));
+    node.apiPort().ifPresent(port -> out.println("  Controller API:       http://"
+        + node.system().settings().config().getString("sluice.controller.api.host") + ":" + port
+        + "/api/applications"));
     for (ReplicaSet set : node.ingressView().all()) {
       for (ReplicaInfo replica : set.replicas()) {
         out.println("  Replica " + replica.id() + " at http://" + replica.authority());
@@ -40,6 +43,16 @@ final class Banner {
         + "-d '{\"model\":\"" + model + "\",\"messages\":[{\"role\":\"user\",\"content\":"
         + "\"Hello!\"}],\"stream\":true}'");
     out.println("  curl " + ingress + "/v1/models");
+    node.apiPort().ifPresent(port -> {
+      String address = port == 8265 ? "" : " --address http://"
+          + node.system().settings().config().getString("sluice.controller.api.host") + ":"
+          + port;
+      out.println("  ./sluice status" + address + "          # the replicas, as the controller "
+          + "sees them");
+      String app = node.ingressView().all().stream().findFirst()
+          .map(s -> s.deployment().app() + " " + s.deployment().name()).orElse("llm sluice-sim");
+      out.println("  ./sluice scale " + app + " 4" + address + "   # scale through the API");
+    });
     out.println();
     out.println("Ctrl-C stops Sluice cleanly.");
     out.flush();
