@@ -164,7 +164,7 @@ public final class Controller extends AbstractBehavior<Controller.Command> {
 
   private Behavior<Command> onGetStatus(GetStatus get) {
     get.replyTo().tell(new StatusDocument(StatusReport.json(deployments.values(),
-        replicas.values(), published)));
+        replicas.values(), published, nodes.size())));
     return this;
   }
 

@@ -61,8 +61,9 @@ final class StatusReport {
   }
 
   static String json(Collection<DeploymentState> deployments, Collection<ReplicaRecord> replicas,
-      Map<DeploymentId, ReplicaSet> published) {
+      Map<DeploymentId, ReplicaSet> published, int replicaNodes) {
     ObjectNode root = JSON.createObjectNode();
+    root.put("replica_nodes", replicaNodes);
     ArrayNode apps = root.putArray("applications");
     Map<String, ArrayNode> byApp = new LinkedHashMap<>();
     for (DeploymentState state : deployments) {

@@ -35,6 +35,8 @@ final class TestCluster implements AutoCloseable {
         cluster.replicaNodes.add(SluiceNode.start(new NodeOptions(Set.of(Role.REPLICA),
             Optional.empty(), Optional.empty(), List.of(seed), Optional.empty(), overrides)));
       }
+      Await.untilOk(Duration.ofSeconds(30), "the controller sees every replica node", () ->
+          TestNodes.status(cluster.control).path("replica_nodes").asInt() == replicaNodes);
     } catch (Exception | Error e) {
       cluster.close();
       throw e;
