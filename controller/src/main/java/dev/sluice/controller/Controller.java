@@ -18,7 +18,6 @@ import dev.sluice.replica.ReplicaActor;
 import dev.sluice.replica.ReplicaSpec;
 import dev.sluice.replica.ReplicaStatusUpdate;
 import java.util.ArrayDeque;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -92,12 +91,11 @@ public final class Controller extends AbstractBehavior<Controller.Command> {
 
   private final ControllerSettings settings;
   private final DesiredStateStore store;
-  private final ActorRef<Topic.Command<ReplicaSet>> topic;
+  private final ReplicaSetPublisher publisher;
   private final ActorRef<ReplicaStatusUpdate> statusAdapter;
   private final ActorRef<ReplicaActor.HealthReport> healthAdapter;
   private final Map<ReplicaId, ReplicaRecord> replicas = new LinkedHashMap<>();
   private final Map<DeploymentId, DeploymentState> deployments = new LinkedHashMap<>();
-  private final Map<DeploymentId, ReplicaSet> published = new HashMap<>();
   private final Map<DeploymentId, Backoff> backoffs = new HashMap<>();
   private final Map<DeploymentId, String> lastFailures = new HashMap<>();
   private final LoadHistory loads = new LoadHistory();
@@ -108,15 +106,14 @@ public final class Controller extends AbstractBehavior<Controller.Command> {
   /** The stored desired state is known: replicas may be started and stopped. */
   private boolean loaded;
   private Set<ActorRef<NodeAgent.Command>> nodes = Set.of();
-  private long version;
   private long lastFullPublishNanos;
 
   private Controller(ActorContext<Command> context, TimerScheduler<Command> timers,
       ControllerSettings settings, ApplicationsConfig seed) {
     super(context);
     this.settings = settings;
-    this.version = System.currentTimeMillis();
-    this.topic = context.spawn(ReplicaSetTopic.behavior(), "replica-set-topic");
+    this.publisher = new ReplicaSetPublisher(
+        context.spawn(ReplicaSetTopic.behavior(), "replica-set-topic"), context.getLog());
     this.statusAdapter = context.messageAdapter(ReplicaStatusUpdate.class, StatusChanged::new);
     this.healthAdapter = context.messageAdapter(ReplicaActor.HealthReport.class,
         HealthAnswered::new);
@@ -164,7 +161,7 @@ public final class Controller extends AbstractBehavior<Controller.Command> {
 
   private Behavior<Command> onGetStatus(GetStatus get) {
     get.replyTo().tell(new StatusDocument(StatusReport.json(deployments.values(),
-        replicas.values(), published, nodes.size())));
+        replicas.values(), publisher.published(), nodes.size())));
     return this;
   }
 
@@ -262,8 +259,7 @@ public final class Controller extends AbstractBehavior<Controller.Command> {
     for (DeploymentId gone : deployments.keySet()) {
       if (!next.containsKey(gone)) {
         getContext().getLog().info("Deployment {} removed: draining its replicas", gone);
-        published.remove(gone);
-        publishEmpty(gone);
+        publisher.publishRemoved(deployments.get(gone));
       }
     }
     deployments.clear();
@@ -361,15 +357,15 @@ public final class Controller extends AbstractBehavior<Controller.Command> {
 
   private void checkHealth(long now) {
     for (ReplicaRecord record : List.copyOf(replicas.values())) {
-      if (!record.isRunning() || record.actor.isEmpty()) {
+      DeploymentState state = deployments.get(record.info.id().deploymentId());
+      if (state == null) {
         continue;
       }
-      if (record.checkDeadlineNanos != 0 && now - record.checkDeadlineNanos > 0) {
+      if (record.checkOverdue(now)) {
         unhealthy(record, "no answer to its health check within "
-            + healthTimeoutSeconds(record.info.id().deploymentId()) + " s");
-      } else if (record.checkDeadlineNanos == 0 && now - record.nextCheckNanos >= 0) {
-        record.checkDeadlineNanos = now
-            + (long) (healthTimeoutSeconds(record.info.id().deploymentId()) * 1e9);
+            + state.healthTimeoutSeconds() + " s");
+      } else if (record.checkDue(now)) {
+        record.checkDeadlineNanos = now + (long) (state.healthTimeoutSeconds() * 1e9);
         record.actor.get().tell(new ReplicaActor.CheckHealth(healthAdapter));
       }
     }
@@ -410,7 +406,7 @@ public final class Controller extends AbstractBehavior<Controller.Command> {
     reconcile();
     sendDrains(now);
     if (now - lastFullPublishNanos >= settings.publishInterval().toNanos()) {
-      published.values().forEach(set -> topic.tell(ReplicaSetTopic.publish(set)));
+      publisher.republishAll();
       lastFullPublishNanos = now;
     }
     return this;
@@ -518,37 +514,8 @@ public final class Controller extends AbstractBehavior<Controller.Command> {
   }
 
   private void publish(DeploymentState state) {
-    List<ReplicaInfo> running = new ArrayList<>();
-    for (ReplicaRecord record : records(state.id)) {
-      if (record.isRunning()) {
-        running.add(record.info);
-      }
-    }
-    var router = state.llm.deployment().requestRouter();
-    ReplicaSet previous = published.get(state.id);
-    if (previous != null && previous.replicas().equals(running)
-        && previous.routePrefix().equals(state.app.routePrefix())
-        && previous.routerClass().equals(router.requestRouterClass())
-        && previous.routerKwargs().equals(router.kwargs())) {
-      return;
-    }
-    version = Math.max(version + 1, System.currentTimeMillis());
-    ReplicaSet set = new ReplicaSet(state.id, version, state.app.routePrefix(),
-        List.of(state.llm.modelId()), router.requestRouterClass(), router.kwargs(), running);
-    published.put(state.id, set);
-    topic.tell(ReplicaSetTopic.publish(set));
-    getContext().getLog().info("Published replica set {} v{}: {} RUNNING", state.id, version,
-        running.size());
-  }
-
-  /** A removed deployment's last set: empty, so routers and ingresses stop using it. */
-  private void publishEmpty(DeploymentId deployment) {
-    version = Math.max(version + 1, System.currentTimeMillis());
-    DeploymentState state = deployments.get(deployment);
-    topic.tell(ReplicaSetTopic.publish(new ReplicaSet(deployment, version,
-        state.app.routePrefix(), List.of(state.llm.modelId()),
-        state.llm.deployment().requestRouter().requestRouterClass(),
-        state.llm.deployment().requestRouter().kwargs(), List.of())));
+    publisher.publish(state, records(state.id).stream().filter(ReplicaRecord::isRunning)
+        .map(record -> record.info).toList());
   }
 
   private Backoff backoff(DeploymentId deployment) {
@@ -558,11 +525,6 @@ public final class Controller extends AbstractBehavior<Controller.Command> {
 
   private long healthPeriod(DeploymentId deployment) {
     DeploymentState state = deployments.get(deployment);
-    return (long) ((state == null ? 10 : state.llm.deployment().healthCheckPeriodS()) * 1e9);
-  }
-
-  private double healthTimeoutSeconds(DeploymentId deployment) {
-    DeploymentState state = deployments.get(deployment);
-    return state == null ? 30 : state.llm.deployment().healthCheckTimeoutS();
+    return state == null ? 10_000_000_000L : state.healthPeriodNanos();
   }
 }

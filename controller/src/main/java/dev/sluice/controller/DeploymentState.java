@@ -49,6 +49,14 @@ final class DeploymentState {
     }
   }
 
+  long healthPeriodNanos() {
+    return (long) (llm.deployment().healthCheckPeriodS() * 1e9);
+  }
+
+  double healthTimeoutSeconds() {
+    return llm.deployment().healthCheckTimeoutS();
+  }
+
   /** The replica count aimed at now. */
   int target() {
     return autoscaler != null ? autoscaler.target() : llm.deployment().numReplicas();

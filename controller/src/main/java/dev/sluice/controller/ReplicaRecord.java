@@ -51,4 +51,15 @@ final class ReplicaRecord {
   boolean isRunning() {
     return state() == ReplicaState.RUNNING;
   }
+
+  /** A health check should be sent now: running, reachable, none in flight, its time come. */
+  boolean checkDue(long now) {
+    return isRunning() && actor.isPresent() && checkDeadlineNanos == 0
+        && now - nextCheckNanos >= 0;
+  }
+
+  /** The health check in flight is past its deadline. */
+  boolean checkOverdue(long now) {
+    return isRunning() && checkDeadlineNanos != 0 && now - checkDeadlineNanos > 0;
+  }
 }
