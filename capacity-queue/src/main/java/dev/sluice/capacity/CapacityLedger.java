@@ -38,7 +38,7 @@ final class CapacityLedger<W> {
 
   private record Held(Lease lease, ReplicaId replica, long issuedAtNanos) {}
 
-  private record Waiter<W>(long id, W answer, long deadlineNanos) {}
+  private record Waiter<W>(long id, W answer, long deadlineNanos, List<String> excluded) {}
 
   /** A waiter that got a lease. */
   record Grant<W>(long waiterId, W answer, Lease lease) {}
@@ -100,10 +100,17 @@ final class CapacityLedger<W> {
 
   /** A lease on the least-loaded replica with spare capacity (ties at random), if any. */
   Optional<Lease> tryAcquire(DeploymentId deployment, long nowNanos, long nowMillis) {
+    return tryAcquire(deployment, List.of(), nowNanos, nowMillis);
+  }
+
+  /** The same, never on a replica whose id is in {@code excluded}. */
+  Optional<Lease> tryAcquire(DeploymentId deployment, List<String> excluded, long nowNanos,
+      long nowMillis) {
     Slot best = null;
     int ties = 0;
     for (Slot slot : replicas.values()) {
-      if (!slot.info.id().deploymentId().equals(deployment) || slot.inFlight() >= slot.capacity) {
+      if (!slot.info.id().deploymentId().equals(deployment) || slot.inFlight() >= slot.capacity
+          || excluded.contains(slot.info.id().toString())) {
         continue;
       }
       if (best == null || slot.inFlight() < best.inFlight()) {
@@ -158,9 +165,14 @@ final class CapacityLedger<W> {
 
   /** Queues a waiter behind the earlier ones of its deployment; returns its id. */
   long enqueue(DeploymentId deployment, W answer, long deadlineNanos) {
+    return enqueue(deployment, List.of(), answer, deadlineNanos);
+  }
+
+  /** The same, for a waiter that must not get a slot on the {@code excluded} replicas. */
+  long enqueue(DeploymentId deployment, List<String> excluded, W answer, long deadlineNanos) {
     long id = nextWaiter++;
     waiters.computeIfAbsent(deployment, d -> new ArrayDeque<>())
-        .add(new Waiter<>(id, answer, deadlineNanos));
+        .add(new Waiter<>(id, answer, deadlineNanos, excluded));
     return id;
   }
 
@@ -170,7 +182,8 @@ final class CapacityLedger<W> {
     for (Map.Entry<DeploymentId, ArrayDeque<Waiter<W>>> entry : waiters.entrySet()) {
       ArrayDeque<Waiter<W>> queue = entry.getValue();
       while (!queue.isEmpty()) {
-        Optional<Lease> lease = tryAcquire(entry.getKey(), nowNanos, nowMillis);
+        Optional<Lease> lease = tryAcquire(entry.getKey(), queue.peek().excluded(), nowNanos,
+            nowMillis);
         if (lease.isEmpty()) {
           break;
         }

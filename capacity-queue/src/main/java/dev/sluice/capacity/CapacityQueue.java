@@ -38,12 +38,20 @@ public final class CapacityQueue extends AbstractBehavior<CapacityQueue.Command>
   public sealed interface Command permits Acquire, Release, GetSnapshot, Restart, Stop,
       SetChanged, LoadReported, Reap, WaiterExpired, Resume, PublishGauges {}
 
-  /** Lease a slot of {@code deployment}, waiting up to {@code timeoutMillis}. */
-  public record Acquire(DeploymentId deployment, long timeoutMillis,
+  /**
+   * Lease a slot of {@code deployment}, waiting up to {@code timeoutMillis}, on none of the
+   * {@code excluded} replicas (ones that refused this request's connection).
+   */
+  public record Acquire(DeploymentId deployment, long timeoutMillis, List<String> excluded,
       ActorRef<AcquireResult> replyTo) implements Command, ClusterMessage {
     public Acquire {
       Objects.requireNonNull(deployment, "deployment");
       Objects.requireNonNull(replyTo, "replyTo");
+      excluded = List.copyOf(excluded);
+    }
+
+    public Acquire(DeploymentId deployment, long timeoutMillis, ActorRef<AcquireResult> replyTo) {
+      this(deployment, timeoutMillis, List.of(), replyTo);
     }
   }
 
@@ -150,7 +158,8 @@ public final class CapacityQueue extends AbstractBehavior<CapacityQueue.Command>
   private Behavior<Command> onAcquire(Acquire acquire) {
     long now = System.nanoTime();
     if (!ledger.hasWaiters(acquire.deployment())) {
-      var lease = ledger.tryAcquire(acquire.deployment(), now, System.currentTimeMillis());
+      var lease = ledger.tryAcquire(acquire.deployment(), acquire.excluded(), now,
+          System.currentTimeMillis());
       if (lease.isPresent()) {
         acquire.replyTo().tell(new AcquireResult.Granted(lease.get()));
         metrics.granted(0);
@@ -161,7 +170,7 @@ public final class CapacityQueue extends AbstractBehavior<CapacityQueue.Command>
       acquire.replyTo().tell(exhausted(acquire.deployment()));
       return this;
     }
-    long id = ledger.enqueue(acquire.deployment(), acquire.replyTo(),
+    long id = ledger.enqueue(acquire.deployment(), acquire.excluded(), acquire.replyTo(),
         now + Duration.ofMillis(acquire.timeoutMillis()).toNanos());
     timers.startSingleTimer(new WaiterKey(id), new WaiterExpired(id),
         Duration.ofMillis(acquire.timeoutMillis()));

@@ -15,7 +15,6 @@ import dev.sluice.core.config.LlmConfig;
 import dev.sluice.core.serialization.ClusterMessage;
 import dev.sluice.replica.NodeAgent;
 import dev.sluice.replica.ReplicaActor;
-import dev.sluice.replica.ReplicaSpec;
 import dev.sluice.replica.ReplicaStatusUpdate;
 import java.util.ArrayDeque;
 import java.util.HashMap;
@@ -23,7 +22,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import org.apache.pekko.actor.NoSerializationVerificationNeeded;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
@@ -34,6 +32,9 @@ import org.apache.pekko.actor.typed.javadsl.Receive;
 import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
 import org.apache.pekko.actor.typed.pubsub.Topic;
 import org.apache.pekko.actor.typed.receptionist.Receptionist;
+import org.apache.pekko.cluster.ClusterEvent;
+import org.apache.pekko.cluster.typed.Cluster;
+import org.apache.pekko.cluster.typed.Subscribe;
 
 /**
  * The controller singleton (role {@code control}): keeps the desired applications (from the
@@ -87,6 +88,10 @@ public final class Controller extends AbstractBehavior<Controller.Command> {
 
   private record HealthAnswered(ReplicaActor.HealthReport report) implements Internal {}
 
+  private record Adopted(NodeAgent.NodeReplicas answer) implements Internal {}
+
+  private record ReachabilityChanged(ClusterEvent.ReachabilityEvent event) implements Internal {}
+
   private enum Tick implements Internal { INSTANCE }
 
   private final ControllerSettings settings;
@@ -94,18 +99,20 @@ public final class Controller extends AbstractBehavior<Controller.Command> {
   private final ReplicaSetPublisher publisher;
   private final ActorRef<ReplicaStatusUpdate> statusAdapter;
   private final ActorRef<ReplicaActor.HealthReport> healthAdapter;
-  private final Map<ReplicaId, ReplicaRecord> replicas = new LinkedHashMap<>();
+  private final ReplicaTable replicas;
   private final Map<DeploymentId, DeploymentState> deployments = new LinkedHashMap<>();
   private final Map<DeploymentId, Backoff> backoffs = new HashMap<>();
   private final Map<DeploymentId, String> lastFailures = new HashMap<>();
   private final LoadHistory loads = new LoadHistory();
+  private final Adoption adoption = new Adoption();
+  private final Membership membership;
+  private final ActorRef<NodeAgent.NodeReplicas> adoptedAdapter;
   private final ArrayDeque<Command> writes = new ArrayDeque<>();
   private ApplicationsConfig desired;
   /** A write is being stored (or the stored state is being loaded): others wait their turn. */
   private boolean writing;
   /** The stored desired state is known: replicas may be started and stopped. */
   private boolean loaded;
-  private Set<ActorRef<NodeAgent.Command>> nodes = Set.of();
   private long lastFullPublishNanos;
 
   private Controller(ActorContext<Command> context, TimerScheduler<Command> timers,
@@ -117,6 +124,12 @@ public final class Controller extends AbstractBehavior<Controller.Command> {
     this.statusAdapter = context.messageAdapter(ReplicaStatusUpdate.class, StatusChanged::new);
     this.healthAdapter = context.messageAdapter(ReplicaActor.HealthReport.class,
         HealthAnswered::new);
+    this.adoptedAdapter = context.messageAdapter(NodeAgent.NodeReplicas.class, Adopted::new);
+    this.membership = new Membership(context.getSystem());
+    this.replicas = new ReplicaTable(context, settings, statusAdapter, publisher, membership);
+    Cluster.get(context.getSystem()).subscriptions().tell(Subscribe.create(
+        context.messageAdapter(ClusterEvent.ReachabilityEvent.class, ReachabilityChanged::new),
+        ClusterEvent.ReachabilityEvent.class));
     var loadTopic = context.spawn(ReplicaLoadTopic.behavior(), "replica-load-topic");
     loadTopic.tell(Topic.subscribe(
         context.messageAdapter(ReplicaLoad.class, LoadReported::new)));
@@ -154,6 +167,8 @@ public final class Controller extends AbstractBehavior<Controller.Command> {
         .onMessage(ReplicaGone.class, this::onReplicaGone)
         .onMessage(LoadReported.class, this::onLoadReported)
         .onMessage(HealthAnswered.class, this::onHealthAnswered)
+        .onMessage(Adopted.class, this::onAdopted)
+        .onMessage(ReachabilityChanged.class, this::onReachabilityChanged)
         .onMessage(Tick.class, m -> onTick())
         .onMessage(Stop.class, m -> Behaviors.stopped())
         .build();
@@ -161,13 +176,13 @@ public final class Controller extends AbstractBehavior<Controller.Command> {
 
   private Behavior<Command> onGetStatus(GetStatus get) {
     get.replyTo().tell(new StatusDocument(StatusReport.json(deployments.values(),
-        replicas.values(), publisher.published(), nodes.size())));
+        replicas.all(), publisher.published(), replicas.nodes().size())));
     return this;
   }
 
   private Behavior<Command> onGetReplicas(GetReplicas get) {
     get.replyTo().tell(new ReplicaStatus(
-        replicas.values().stream().map(record -> record.info).toList()));
+        replicas.all().stream().map(record -> record.info).toList()));
     return this;
   }
 
@@ -217,8 +232,79 @@ public final class Controller extends AbstractBehavior<Controller.Command> {
       getContext().getLog().info("Controller on {}: no desired state stored yet; serving and "
           + "storing this node's config ({} application(s))", getContext().getSystem().address(),
           desired.applications().size());
-      reconcile();
       store.store(desired, getContext().getSystem().ignoreRef(), true);
+    }
+    adoption.start(System.nanoTime(), settings.adoptionTimeout().toNanos(),
+        membership.upReplicaNodes());
+    askNodes();
+    finishAdoption();
+    return this;
+  }
+
+  // ---- adoption: what the replica nodes already run, before anything is started or stopped
+
+  private void askNodes() {
+    for (ActorRef<NodeAgent.Command> node : adoption.toAsk(replicas.nodes())) {
+      node.tell(new NodeAgent.Adopt(statusAdapter, adoptedAdapter));
+    }
+  }
+
+  private Behavior<Command> onAdopted(Adopted adopted) {
+    NodeAgent.NodeReplicas answer = adopted.answer();
+    adoption.answered(answer.node());
+    int kept = 0;
+    int stopped = 0;
+    for (NodeAgent.RunningReplica running : answer.replicas()) {
+      ReplicaId id = running.spec().id();
+      ReplicaState state = running.last().info().state();
+      if (replicas.contains(id) || state == ReplicaState.STOPPING
+          || state == ReplicaState.UNHEALTHY) {
+        continue;
+      }
+      DeploymentState deployment = deployments.get(id.deploymentId());
+      if (deployment == null) {
+        answer.node().tell(new NodeAgent.StopReplica(id, settings.orphanGrace().toSeconds()));
+        stopped++;
+        continue;
+      }
+      ReplicaRecord record = new ReplicaRecord(running.last().info(), answer.node(),
+          DeploymentState.version(running.spec().llm()), System.nanoTime());
+      record.actor = Optional.of(running.last().replica());
+      record.drainSent = state == ReplicaState.DRAINING;
+      record.nextCheckNanos = System.nanoTime() + deployment.healthPeriodNanos();
+      getContext().watchWith(running.last().replica(), new ReplicaGone(id));
+      replicas.put(record);
+      if (state == ReplicaState.RUNNING && record.specVersion.equals(deployment.version)) {
+        deployment.versionServed = true;
+      }
+      kept++;
+    }
+    getContext().getLog().info("Adopted {} replica(s) of {} from {}; stopping {} no deployment "
+        + "wants", kept, answer.replicas().size(), answer.node().path().address(), stopped);
+    if (!finishAdoption()) {
+      reconcile();
+    }
+    return this;
+  }
+
+  /** Ends the adoption when it is complete (or out of time); true when it just ended. */
+  private boolean finishAdoption() {
+    if (!adoption.finish(System.nanoTime())) {
+      return false;
+    }
+    getContext().getLog().info("Controller: adoption done ({} replica node(s) answered, {} "
+        + "replica(s) known); reconciling", adoption.answeredCount(), replicas.all().size());
+    reconcile();
+    return true;
+  }
+
+  private Behavior<Command> onReachabilityChanged(ReachabilityChanged changed) {
+    if (membership.apply(changed.event())) {
+      getContext().getLog().info("Node {} is {}: its replicas {} the published sets",
+          changed.event().member().address(),
+          changed.event() instanceof ClusterEvent.UnreachableMember ? "unreachable" : "back",
+          changed.event() instanceof ClusterEvent.UnreachableMember ? "leave" : "rejoin");
+      reconcile();
     }
     return this;
   }
@@ -251,7 +337,7 @@ public final class Controller extends AbstractBehavior<Controller.Command> {
         if (state == null) {
           state = new DeploymentState(id, app, llm);
         } else {
-          state.update(app, llm, running(id));
+          state.update(app, llm, replicas.running(id));
         }
         next.put(id, state);
       }
@@ -270,8 +356,11 @@ public final class Controller extends AbstractBehavior<Controller.Command> {
   // ---- replicas' own reports
 
   private Behavior<Command> onNodesChanged(NodesChanged changed) {
-    nodes = changed.listing().getServiceInstances(NodeAgent.KEY);
-    getContext().getLog().info("Replica nodes: {}", nodes.size());
+    replicas.nodes(changed.listing().getServiceInstances(NodeAgent.KEY));
+    getContext().getLog().info("Replica nodes: {}", replicas.nodes().size());
+    if (loaded) {
+      askNodes();
+    }
     reconcile();
     return this;
   }
@@ -279,9 +368,16 @@ public final class Controller extends AbstractBehavior<Controller.Command> {
   private Behavior<Command> onStatusChanged(StatusChanged changed) {
     ReplicaStatusUpdate update = changed.update();
     ReplicaInfo info = update.info();
-    ReplicaRecord record = replicas.get(info.id());
+    ReplicaRecord record = replicas.get(info.id()).orElse(null);
     if (record == null) {
-      return this;  // a replica of an earlier controller: adoption is not built yet
+      if (loaded && !adoption.inProgress() && info.state() != ReplicaState.STOPPING) {
+        // Started by an earlier controller and missed by the adoption (it had not reported
+        // yet): no deployment counts it, so it stops rather than run unmanaged.
+        getContext().getLog().info("Replica {} is not managed by this controller: draining it",
+            info.id());
+        update.replica().tell(new ReplicaActor.Drain(settings.orphanGrace().toSeconds()));
+      }
+      return this;
     }
     if (record.actor.isEmpty()) {
       getContext().watchWith(update.replica(), new ReplicaGone(info.id()));
@@ -318,9 +414,12 @@ public final class Controller extends AbstractBehavior<Controller.Command> {
   }
 
   private Behavior<Command> onReplicaGone(ReplicaGone gone) {
-    ReplicaRecord removed = replicas.remove(gone.id());
+    ReplicaRecord removed = replicas.remove(gone.id()).orElse(null);
     loads.forget(gone.id());
-    if (removed != null && removed.state() == ReplicaState.RUNNING) {
+    if (removed != null && removed.isLive() && membership.lost(replicas.nodeOf(removed))) {
+      getContext().getLog().warn("Replica {} lost with its node {}: replacing it now",
+          gone.id(), replicas.nodeOf(removed));
+    } else if (removed != null && removed.state() == ReplicaState.RUNNING) {
       getContext().getLog().warn("Replica {} terminated while RUNNING", gone.id());
       lastFailures.put(gone.id().deploymentId(), "replica " + gone.id() + " terminated");
       backoff(gone.id().deploymentId()).failed();
@@ -331,7 +430,7 @@ public final class Controller extends AbstractBehavior<Controller.Command> {
 
   private Behavior<Command> onLoadReported(LoadReported reported) {
     ReplicaLoad load = reported.load();
-    ReplicaRecord record = replicas.get(load.replica());
+    ReplicaRecord record = replicas.get(load.replica()).orElse(null);
     if (record != null) {
       record.ongoing = load.ongoing();  // a request queued in the engine holds a slot too
       loads.record(load.replica(), System.nanoTime(), load.ongoing());
@@ -343,7 +442,7 @@ public final class Controller extends AbstractBehavior<Controller.Command> {
 
   private Behavior<Command> onHealthAnswered(HealthAnswered answered) {
     ReplicaActor.HealthReport report = answered.report();
-    ReplicaRecord record = replicas.get(report.id());
+    ReplicaRecord record = replicas.get(report.id()).orElse(null);
     if (record == null || record.checkDeadlineNanos == 0) {
       return this;  // gone, or answered after its deadline (already replaced)
     }
@@ -356,7 +455,7 @@ public final class Controller extends AbstractBehavior<Controller.Command> {
   }
 
   private void checkHealth(long now) {
-    for (ReplicaRecord record : List.copyOf(replicas.values())) {
+    for (ReplicaRecord record : List.copyOf(replicas.all())) {
       DeploymentState state = deployments.get(record.info.id().deploymentId());
       if (state == null) {
         continue;
@@ -389,7 +488,7 @@ public final class Controller extends AbstractBehavior<Controller.Command> {
 
   private Behavior<Command> onTick() {
     long now = System.nanoTime();
-    for (ReplicaRecord record : List.copyOf(replicas.values())) {
+    for (ReplicaRecord record : List.copyOf(replicas.all())) {
       if (record.state() == ReplicaState.STARTING
           && now - record.requestedAtNanos > settings.replicaStartupTimeout().toNanos()) {
         getContext().getLog().warn("Replica {} not RUNNING after {}; replacing it",
@@ -401,10 +500,13 @@ public final class Controller extends AbstractBehavior<Controller.Command> {
         backoff(record.info.id().deploymentId()).failed();
       }
     }
+    if (adoption.inProgress() && finishAdoption()) {
+      return this;
+    }
     checkHealth(now);
     autoscale(now);
     reconcile();
-    sendDrains(now);
+    replicas.sendDrains(now, deployments);
     if (now - lastFullPublishNanos >= settings.publishInterval().toNanos()) {
       publisher.republishAll();
       lastFullPublishNanos = now;
@@ -420,7 +522,7 @@ public final class Controller extends AbstractBehavior<Controller.Command> {
       long window = (long) (state.autoscaler.config().lookBackPeriodS() * 1e9);
       double total = 0;
       int running = 0;
-      for (ReplicaRecord record : replicas.values()) {
+      for (ReplicaRecord record : replicas.all()) {
         if (record.isRunning() && record.info.id().deploymentId().equals(state.id)) {
           total += loads.average(record.info.id(), now, window);
           running++;
@@ -434,88 +536,28 @@ public final class Controller extends AbstractBehavior<Controller.Command> {
   }
 
   private void reconcile() {
-    if (!loaded) {
+    if (!loaded || adoption.inProgress()) {
       return;
     }
     for (DeploymentState state : deployments.values()) {
-      List<ReplicaRecord> live = records(state.id).stream().filter(ReplicaRecord::isLive)
+      List<ReplicaRecord> live = replicas.of(state.id).stream().filter(ReplicaRecord::isLive)
           .toList();
       Rollout.Plan plan = Rollout.plan(live, state.version, state.target());
-      plan.drain().forEach(this::drain);
+      plan.drain().forEach(record -> replicas.drain(record, Optional.of(state)));
       Backoff backoff = backoff(state.id);
-      for (int i = 0; i < plan.start() && !nodes.isEmpty()
+      for (int i = 0; i < plan.start() && !replicas.nodes().isEmpty()
           && backoff.mayStart(System.nanoTime()); i++) {
-        start(state);
+        replicas.start(state);
       }
-      StatusReport.updateStatus(state, records(state.id), backoff.failures(),
+      StatusReport.updateStatus(state, replicas.of(state.id), backoff.failures(),
           lastFailures.getOrDefault(state.id, ""));
-      publish(state);
+      replicas.publish(state);
     }
-    for (ReplicaRecord record : List.copyOf(replicas.values())) {
+    for (ReplicaRecord record : List.copyOf(replicas.all())) {
       if (record.isLive() && !deployments.containsKey(record.info.id().deploymentId())) {
-        drain(record);
+        replicas.drain(record, Optional.empty());
       }
     }
-  }
-
-  private List<ReplicaRecord> records(DeploymentId deployment) {
-    return replicas.values().stream()
-        .filter(record -> record.info.id().deploymentId().equals(deployment)).toList();
-  }
-
-  private int running(DeploymentId deployment) {
-    return (int) records(deployment).stream().filter(ReplicaRecord::isRunning).count();
-  }
-
-  private void start(DeploymentState state) {
-    ActorRef<NodeAgent.Command> node = Placement.choose(nodes, replicas.values(), state.id)
-        .orElseThrow();
-    ReplicaId id = ReplicaId.random(state.id);
-    var address = node.path().address().hasGlobalScope() ? node.path().address()
-        : getContext().getSystem().address();
-    ReplicaInfo info = new ReplicaInfo(id, address.toString(), "", 0,
-        state.llm.deployment().maxOngoingRequests(), ReplicaState.STARTING,
-        List.of(state.llm.modelId()));
-    replicas.put(id, new ReplicaRecord(info, node, state.version, System.nanoTime()));
-    node.tell(new NodeAgent.SpawnReplica(new ReplicaSpec(id, state.llm), statusAdapter));
-    getContext().getLog().info("Starting replica {} on {}", id, address);
-  }
-
-  /**
-   * Drains {@code record}: it leaves the published set now, and is told to drain once every
-   * ingress and router has applied that set ({@code drain-delay}), so requests already routed
-   * to it still find it serving.
-   */
-  private void drain(ReplicaRecord record) {
-    boolean wasRunning = record.isRunning();
-    getContext().getLog().info("Draining replica {} ({} ongoing)", record.info.id(),
-        record.ongoing);
-    record.info = record.info.withState(ReplicaState.DRAINING);
-    record.drainAtNanos = System.nanoTime()
-        + (wasRunning ? settings.drainDelay().toNanos() : 0);
-    DeploymentState state = deployments.get(record.info.id().deploymentId());
-    if (state != null) {
-      publish(state);
-    }
-    sendDrains(System.nanoTime());
-  }
-
-  private void sendDrains(long now) {
-    for (ReplicaRecord record : replicas.values()) {
-      if (record.state() == ReplicaState.DRAINING && !record.drainSent
-          && now - record.drainAtNanos >= 0) {
-        record.drainSent = true;
-        DeploymentState state = deployments.get(record.info.id().deploymentId());
-        double grace = state != null ? state.llm.deployment().gracefulShutdownTimeoutS()
-            : settings.orphanGrace().toSeconds();
-        record.node.tell(new NodeAgent.StopReplica(record.info.id(), grace));
-      }
-    }
-  }
-
-  private void publish(DeploymentState state) {
-    publisher.publish(state, records(state.id).stream().filter(ReplicaRecord::isRunning)
-        .map(record -> record.info).toList());
   }
 
   private Backoff backoff(DeploymentId deployment) {

@@ -18,6 +18,8 @@ import java.time.Duration;
  * @param apiHost interface of the controller API (8265)
  * @param apiPort its port; negative disables it
  * @param apiAskTimeout how long the API waits for the singleton before answering 503
+ * @param adoptionTimeout how long a new controller waits for the replica nodes to say what they
+ *     run before it starts what is missing
  */
 public record ControllerSettings(
     Duration reconcileInterval,
@@ -30,7 +32,8 @@ public record ControllerSettings(
     Duration orphanGrace,
     String apiHost,
     int apiPort,
-    Duration apiAskTimeout) {
+    Duration apiAskTimeout,
+    Duration adoptionTimeout) {
 
   public static ControllerSettings fromConfig(Config root) {
     Config config = root.getConfig("sluice.controller");
@@ -45,7 +48,8 @@ public record ControllerSettings(
         config.getDuration("orphan-grace"),
         config.getString("api.host"),
         config.getInt("api.port"),
-        positive(config, "api.ask-timeout"));
+        positive(config, "api.ask-timeout"),
+        positive(config, "adoption-timeout"));
   }
 
   private static Duration positive(Config config, String key) {

@@ -32,6 +32,11 @@ public final class FatalLoopMain {
       }
 
       @Override
+      public CompletionStage<Decision> retry(SpliceRequest request, Decision.Forward refused) {
+        return decide(request);
+      }
+
+      @Override
       public Answer upstreamFailed(Decision.Forward target, SpliceRequest request,
           UpstreamFailure failure, String detail) {
         return Answer.text(502, "unused");

@@ -8,6 +8,7 @@ import dev.sluice.ingress.edge.UpstreamFailure;
 import dev.sluice.ingress.splice.Decision;
 import dev.sluice.ingress.splice.SpliceDispatcher;
 import dev.sluice.ingress.splice.SpliceRequest;
+import dev.sluice.router.RouteRequest;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -41,11 +42,23 @@ final class SpliceRouting implements SpliceDispatcher {
       return CompletableFuture.completedFuture(new Decision.Respond(
           local.answer(request.method(), path, request.requestId())));
     }
+    return forward(routeRequest(request));
+  }
+
+  @Override
+  public CompletionStage<Decision> retry(SpliceRequest request, Decision.Forward refused) {
+    return forward(routeRequest(request).excluding(refused.replicaId()));
+  }
+
+  private RouteRequest routeRequest(SpliceRequest request) {
     Optional<String> session = edge.sessionId(request.headers(), HeaderField::name,
         HeaderField::value);
+    return edge.routeRequest(request.requestId(), session, request.body());
+  }
+
+  private CompletionStage<Decision> forward(RouteRequest request) {
     // Router thread -> selector loop is the only hand-off: the answer is mapped where it lands.
-    return routing.route(edge.routeRequest(request.requestId(), session, request.body()),
-            Runnable::run)
+    return routing.route(request, Runnable::run)
         .thenApply(outcome -> {
           if (outcome instanceof DirectRouting.Refused refused) {
             return new Decision.Respond(refused.answer());

@@ -82,8 +82,8 @@ public final class LLMRouter extends AbstractBehavior<LLMRouter.Command> {
   private record ProbeFailed(ReplicaInfo replica) implements Command, Internal {}
 
   /** From a walk: rank the candidates for this request (again). */
-  record RankFor(DeploymentId deployment, PendingRequest request, ActorRef<Ranking> replyTo)
-      implements Command, Internal {}
+  record RankFor(DeploymentId deployment, PendingRequest request, List<String> excluded,
+      ActorRef<Ranking> replyTo) implements Command, Internal {}
 
   /** The answer to {@link RankFor}: the ranks and how many replicas the deployment has. */
   record Ranking(List<List<ReplicaInfo>> ranks, int replicas) implements Internal {}
@@ -178,13 +178,15 @@ public final class LLMRouter extends AbstractBehavior<LLMRouter.Command> {
     if (leased.isPresent()) {
       long budget = route.request().budgetMillis();
       getContext().spawnAnonymous(LeaseWalk.create(getContext().getSelf(), queue.get(),
-          leased.get().routing().set().deployment(), leased.get().request(), route.replyTo(),
+          leased.get().routing().set().deployment(), leased.get().request(),
+          route.request().excluded(), route.replyTo(),
           leased.get().routing().leasePolicy().get(),
           budget > 0 ? Duration.ofMillis(budget) : defaultBudget));
       return this;
     }
     RouteResult result = deployments.resolve(route.request()).map(target -> {
-      List<List<ReplicaInfo>> ranks = target.routing().rank(target.request());
+      List<List<ReplicaInfo>> ranks = without(target.routing().rank(target.request()),
+          route.request().excluded());
       for (int i = 0; i < ranks.size(); i++) {
         if (!ranks.get(i).isEmpty()) {
           ReplicaInfo replica = ranks.get(i).get(0);
@@ -207,7 +209,8 @@ public final class LLMRouter extends AbstractBehavior<LLMRouter.Command> {
       return this;
     }
     getContext().spawnAnonymous(ReservationWalk.create(getContext().getSelf(),
-        target.get().routing().set().deployment(), target.get().request(), choose.replyTo(),
+        target.get().routing().set().deployment(), target.get().request(),
+        choose.request().excluded(), choose.replyTo(),
         reservations, Duration.ofMillis(choose.timeoutMillis())));
     return this;
   }
@@ -215,7 +218,7 @@ public final class LLMRouter extends AbstractBehavior<LLMRouter.Command> {
   private Behavior<Command> onRankFor(RankFor rankFor) {
     rankFor.replyTo().tell(deployments.get(rankFor.deployment())
         .filter(routing -> routing.error().isEmpty())
-        .map(routing -> new Ranking(routing.rank(rankFor.request()),
+        .map(routing -> new Ranking(without(routing.rank(rankFor.request()), rankFor.excluded()),
             routing.set().replicas().size()))
         .orElse(new Ranking(List.of(), 0)));
     startProbes();
@@ -284,5 +287,17 @@ public final class LLMRouter extends AbstractBehavior<LLMRouter.Command> {
           (probed, failure) -> failure == null ? new ProbeAnswered(replica, probed)
               : new ProbeFailed(replica));
     }
+  }
+
+  /**
+   * The ranks without the excluded replicas (the ones whose connection was refused before a
+   * byte of this request was sent); a rank left empty is kept so rank numbers stay the policy's.
+   */
+  static List<List<ReplicaInfo>> without(List<List<ReplicaInfo>> ranks, List<String> excluded) {
+    if (excluded.isEmpty()) {
+      return ranks;
+    }
+    return ranks.stream().map(rank -> rank.stream()
+        .filter(replica -> !excluded.contains(replica.id().toString())).toList()).toList();
   }
 }

@@ -7,6 +7,7 @@ import dev.sluice.core.http.ServeReason;
 import dev.sluice.router.policy.capacityqueue.CapacityQueueRouter;
 import dev.sluice.router.spi.PendingRequest;
 import java.time.Duration;
+import java.util.List;
 import java.util.Optional;
 import org.apache.pekko.actor.NoSerializationVerificationNeeded;
 import org.apache.pekko.actor.typed.ActorRef;
@@ -51,6 +52,7 @@ final class LeaseWalk extends AbstractBehavior<LeaseWalk.Command> {
   private final ActorRef<CapacityQueue.Command> queue;
   private final DeploymentId deployment;
   private final PendingRequest request;
+  private final List<String> excluded;
   private final ActorRef<RouteResult> replyTo;
   private final CapacityQueueRouter policy;
   private final TimerScheduler<Command> timers;
@@ -66,9 +68,10 @@ final class LeaseWalk extends AbstractBehavior<LeaseWalk.Command> {
 
   private LeaseWalk(ActorContext<Command> context, TimerScheduler<Command> timers,
       ActorRef<LLMRouter.Command> router, ActorRef<CapacityQueue.Command> queue,
-      DeploymentId deployment, PendingRequest request, ActorRef<RouteResult> replyTo,
-      CapacityQueueRouter policy, Duration budget) {
+      DeploymentId deployment, PendingRequest request, List<String> excluded,
+      ActorRef<RouteResult> replyTo, CapacityQueueRouter policy, Duration budget) {
     super(context);
+    this.excluded = excluded;
     this.timers = timers;
     this.router = router;
     this.queue = queue;
@@ -83,9 +86,10 @@ final class LeaseWalk extends AbstractBehavior<LeaseWalk.Command> {
 
   static Behavior<Command> create(ActorRef<LLMRouter.Command> router,
       ActorRef<CapacityQueue.Command> queue, DeploymentId deployment, PendingRequest request,
-      ActorRef<RouteResult> replyTo, CapacityQueueRouter policy, Duration budget) {
+      List<String> excluded, ActorRef<RouteResult> replyTo, CapacityQueueRouter policy,
+      Duration budget) {
     return Behaviors.withTimers(timers -> Behaviors.setup(context -> new LeaseWalk(context,
-        timers, router, queue, deployment, request, replyTo, policy, budget)));
+        timers, router, queue, deployment, request, excluded, replyTo, policy, budget)));
   }
 
   @Override
@@ -103,7 +107,8 @@ final class LeaseWalk extends AbstractBehavior<LeaseWalk.Command> {
   private Behavior<Command> acquire() {
     asking = true;
     outstanding++;
-    queue.tell(new CapacityQueue.Acquire(deployment, policy.acquireTimeout().toMillis(), answers));
+    queue.tell(new CapacityQueue.Acquire(deployment, policy.acquireTimeout().toMillis(),
+        excluded, answers));
     timers.startSingleTimer(Fault.INSTANCE, policy.acquireTimeout().plus(ANSWER_MARGIN));
     return this;
   }
@@ -145,7 +150,7 @@ final class LeaseWalk extends AbstractBehavior<LeaseWalk.Command> {
     if (faults >= policy.maxFaults()) {
       getContext().getLog().warn("Request {}: {} CapacityQueue faults, falling back to "
           + "power-of-two", request.requestId(), faults);
-      router.tell(new LLMRouter.RankFor(deployment, request,
+      router.tell(new LLMRouter.RankFor(deployment, request, excluded,
           getContext().messageAdapter(LLMRouter.Ranking.class, Fallback::new)));
       return this;
     }

@@ -45,6 +45,7 @@ final class ReservationWalk extends AbstractBehavior<ReservationWalk.Command> {
   private final ActorRef<LLMRouter.Command> router;
   private final DeploymentId deployment;
   private final PendingRequest request;
+  private final List<String> excluded;
   private final ActorRef<RouteResult> replyTo;
   private final ReservationClient client;
   private final TimerScheduler<Command> timers;
@@ -57,8 +58,10 @@ final class ReservationWalk extends AbstractBehavior<ReservationWalk.Command> {
 
   private ReservationWalk(ActorContext<Command> context, TimerScheduler<Command> timers,
       ActorRef<LLMRouter.Command> router, DeploymentId deployment, PendingRequest request,
-      ActorRef<RouteResult> replyTo, ReservationClient client, Duration timeout) {
+      List<String> excluded, ActorRef<RouteResult> replyTo, ReservationClient client,
+      Duration timeout) {
     super(context);
+    this.excluded = excluded;
     this.timers = timers;
     this.router = router;
     this.deployment = deployment;
@@ -71,10 +74,10 @@ final class ReservationWalk extends AbstractBehavior<ReservationWalk.Command> {
   }
 
   static Behavior<Command> create(ActorRef<LLMRouter.Command> router, DeploymentId deployment,
-      PendingRequest request, ActorRef<RouteResult> replyTo, ReservationClient client,
-      Duration timeout) {
+      PendingRequest request, List<String> excluded, ActorRef<RouteResult> replyTo,
+      ReservationClient client, Duration timeout) {
     return Behaviors.withTimers(timers -> Behaviors.setup(context -> new ReservationWalk(
-        context, timers, router, deployment, request, replyTo, client, timeout)));
+        context, timers, router, deployment, request, excluded, replyTo, client, timeout)));
   }
 
   @Override
@@ -88,7 +91,7 @@ final class ReservationWalk extends AbstractBehavior<ReservationWalk.Command> {
   }
 
   private Behavior<Command> askForRanks() {
-    router.tell(new LLMRouter.RankFor(deployment, request, rankAdapter));
+    router.tell(new LLMRouter.RankFor(deployment, request, excluded, rankAdapter));
     return this;
   }
 

@@ -2,6 +2,7 @@ package dev.sluice.router;
 
 import dev.sluice.core.openai.ForwardedBody;
 import dev.sluice.core.serialization.ClusterMessage;
+import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 
@@ -13,14 +14,23 @@ import java.util.Optional;
  *     the prompt; empty when the body is not read before routing
  * @param budgetMillis how long the caller will wait for the answer (waiting for capacity must end
  *     before); 0 = the router's default
+ * @param excluded replica ids not to pick: the ingress asks again without the replica that
+ *     refused its connection before any byte was sent
  */
 public record RouteRequest(String requestId, Optional<String> sessionId,
-    Optional<ForwardedBody> body, long budgetMillis) implements ClusterMessage {
+    Optional<ForwardedBody> body, long budgetMillis, List<String> excluded)
+    implements ClusterMessage {
 
   public RouteRequest {
     Objects.requireNonNull(requestId, "requestId");
     Objects.requireNonNull(sessionId, "sessionId");
     Objects.requireNonNull(body, "body");
+    excluded = List.copyOf(excluded);
+  }
+
+  public RouteRequest(String requestId, Optional<String> sessionId, Optional<ForwardedBody> body,
+      long budgetMillis) {
+    this(requestId, sessionId, body, budgetMillis, List.of());
   }
 
   public RouteRequest(String requestId, Optional<String> sessionId, Optional<ForwardedBody> body) {
@@ -32,6 +42,13 @@ public record RouteRequest(String requestId, Optional<String> sessionId,
   }
 
   public RouteRequest withBudget(long millis) {
-    return new RouteRequest(requestId, sessionId, body, millis);
+    return new RouteRequest(requestId, sessionId, body, millis, excluded);
+  }
+
+  /** The same request, not to be sent to {@code replicaId} again. */
+  public RouteRequest excluding(String replicaId) {
+    List<String> more = new java.util.ArrayList<>(excluded);
+    more.add(replicaId);
+    return new RouteRequest(requestId, sessionId, body, budgetMillis, more);
   }
 }

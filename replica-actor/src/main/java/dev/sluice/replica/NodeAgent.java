@@ -4,9 +4,12 @@ import dev.sluice.core.ReplicaId;
 import dev.sluice.core.ReplicaLoad;
 import dev.sluice.core.ReplicaLoadTopic;
 import dev.sluice.core.serialization.ClusterMessage;
-import java.util.HashMap;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.javadsl.AbstractBehavior;
@@ -19,16 +22,20 @@ import org.apache.pekko.actor.typed.receptionist.ServiceKey;
 
 /**
  * One per {@code replica} node: registered with the receptionist under {@link #KEY} so the
- * controller finds it, spawns and stops replicas on request. A replica that fails is stopped (not
- * restarted here): the controller sees it terminate and replaces it.
+ * controller finds it, spawns and stops replicas on request. Replicas report their states here
+ * and the agent passes them on to the current controller, remembering the last of each: a new
+ * controller (after a failover) {@link Adopt adopts} them, learning every replica this node runs,
+ * and hears their reports from then on. A replica that fails is stopped (not restarted here):
+ * the controller sees it terminate and replaces it.
  */
 public final class NodeAgent extends AbstractBehavior<NodeAgent.Command> {
 
   public static final ServiceKey<Command> KEY = ServiceKey.create(Command.class, "sluice-node-agent");
 
-  public sealed interface Command permits SpawnReplica, StopReplica, ReplicaTerminated {}
+  public sealed interface Command permits SpawnReplica, StopReplica, Adopt, ReplicaTerminated,
+      ReplicaReported {}
 
-  /** Start a replica; it reports its states to {@code replyTo}. */
+  /** Start a replica; it reports its states to {@code replyTo} (the controller). */
   public record SpawnReplica(ReplicaSpec spec, ActorRef<ReplicaStatusUpdate> replyTo)
       implements Command, ClusterMessage {
     public SpawnReplica {
@@ -44,18 +51,55 @@ public final class NodeAgent extends AbstractBehavior<NodeAgent.Command> {
   public record StopReplica(ReplicaId id, double graceSeconds)
       implements Command, ClusterMessage {}
 
+  /**
+   * A (new) controller takes this node's replicas over: from now on their reports go to
+   * {@code controller}; the answer lists every replica with its spec and last report.
+   */
+  public record Adopt(ActorRef<ReplicaStatusUpdate> controller, ActorRef<NodeReplicas> replyTo)
+      implements Command, ClusterMessage {}
+
+  /** The replicas a node runs, for {@link Adopt}. */
+  public record NodeReplicas(ActorRef<Command> node, List<RunningReplica> replicas)
+      implements ClusterMessage {
+    public NodeReplicas {
+      replicas = List.copyOf(replicas);
+    }
+  }
+
+  /** One replica as its node knows it: what it was started with and what it last said. */
+  public record RunningReplica(ReplicaSpec spec, ReplicaStatusUpdate last)
+      implements ClusterMessage {}
+
   private record ReplicaTerminated(ReplicaId id)
       implements Command, org.apache.pekko.actor.NoSerializationVerificationNeeded {}
 
+  private record ReplicaReported(ReplicaStatusUpdate update)
+      implements Command, org.apache.pekko.actor.NoSerializationVerificationNeeded {}
+
+  /** A replica of this node: its spec, its actor, and its last report (until the first: none). */
+  private static final class Entry {
+    final ReplicaSpec spec;
+    final ActorRef<ReplicaActor.Command> actor;
+    Optional<ReplicaStatusUpdate> last = Optional.empty();
+
+    Entry(ReplicaSpec spec, ActorRef<ReplicaActor.Command> actor) {
+      this.spec = spec;
+      this.actor = actor;
+    }
+  }
+
   private final ReplicaNodeSettings settings;
-  private final Map<ReplicaId, ActorRef<ReplicaActor.Command>> replicas = new HashMap<>();
+  private final Map<ReplicaId, Entry> replicas = new LinkedHashMap<>();
   private final ActorRef<Topic.Command<ReplicaLoad>> loads;
+  private final ActorRef<ReplicaStatusUpdate> reports;
+  private Optional<ActorRef<ReplicaStatusUpdate>> controller = Optional.empty();
   private int spawned;
 
   private NodeAgent(ActorContext<Command> context, ReplicaNodeSettings settings) {
     super(context);
     this.settings = settings;
     this.loads = context.spawn(ReplicaLoadTopic.behavior(), "replica-load-topic");
+    this.reports = context.messageAdapter(ReplicaStatusUpdate.class, ReplicaReported::new);
     context.getSystem().receptionist().tell(Receptionist.register(KEY, context.getSelf()));
   }
 
@@ -68,27 +112,52 @@ public final class NodeAgent extends AbstractBehavior<NodeAgent.Command> {
     return newReceiveBuilder()
         .onMessage(SpawnReplica.class, this::onSpawn)
         .onMessage(StopReplica.class, this::onStop)
+        .onMessage(Adopt.class, this::onAdopt)
+        .onMessage(ReplicaReported.class, this::onReported)
         .onMessage(ReplicaTerminated.class, this::onTerminated)
         .build();
   }
 
   private Behavior<Command> onSpawn(SpawnReplica spawn) {
+    controller = Optional.of(spawn.replyTo());
     ReplicaId id = spawn.spec().id();
     if (replicas.containsKey(id)) {
       return this;
     }
     ActorRef<ReplicaActor.Command> replica = getContext().spawn(
-        ReplicaActor.create(spawn.spec(), settings.rotatePorts(spawned++), spawn.replyTo(), loads), "replica-" + id.uniqueId());
+        ReplicaActor.create(spawn.spec(), settings.rotatePorts(spawned++), reports, loads),
+        "replica-" + id.uniqueId());
     getContext().watchWith(replica, new ReplicaTerminated(id));
-    replicas.put(id, replica);
+    replicas.put(id, new Entry(spawn.spec(), replica));
     return this;
   }
 
   private Behavior<Command> onStop(StopReplica stop) {
-    ActorRef<ReplicaActor.Command> replica = replicas.get(stop.id());
-    if (replica != null) {
-      replica.tell(new ReplicaActor.Drain(stop.graceSeconds()));
+    Entry entry = replicas.get(stop.id());
+    if (entry != null) {
+      entry.actor.tell(new ReplicaActor.Drain(stop.graceSeconds()));
     }
+    return this;
+  }
+
+  private Behavior<Command> onAdopt(Adopt adopt) {
+    controller = Optional.of(adopt.controller());
+    List<RunningReplica> running = new ArrayList<>();
+    for (Entry entry : replicas.values()) {
+      entry.last.ifPresent(last -> running.add(new RunningReplica(entry.spec, last)));
+    }
+    adopt.replyTo().tell(new NodeReplicas(getContext().getSelf(), running));
+    getContext().getLog().info("Node agent: a controller adopted this node's {} replica(s)",
+        running.size());
+    return this;
+  }
+
+  private Behavior<Command> onReported(ReplicaReported reported) {
+    Entry entry = replicas.get(reported.update().info().id());
+    if (entry != null) {
+      entry.last = Optional.of(reported.update());
+    }
+    controller.ifPresent(ref -> ref.tell(reported.update()));
     return this;
   }
 
@@ -96,5 +165,4 @@ public final class NodeAgent extends AbstractBehavior<NodeAgent.Command> {
     replicas.remove(terminated.id());
     return this;
   }
-
 }

@@ -206,7 +206,18 @@ final class ClientConnection implements EventLoop.Handler {
     continueSent = false;
     state = State.DECIDING;
     dispatcher.decide(request).whenCompleteAsync((decision, failure) ->
-        decided(request, http10, decision, failure), loop);
+        decided(request, http10, decision, failure, false), loop);
+  }
+
+  /**
+   * The replica {@code refused} turned the request away before any byte of it was sent: one more
+   * decision, without that replica (a second refusal is answered).
+   */
+  void reroute(SpliceRequest request, Decision.Forward refused) {
+    exchange = null;
+    state = State.DECIDING;
+    dispatcher.retry(request, refused).whenCompleteAsync((decision, failure) ->
+        decided(request, false, decision, failure, true), loop);
   }
 
   private void sendContinue() {
@@ -217,7 +228,7 @@ final class ClientConnection implements EventLoop.Handler {
   }
 
   private void decided(SpliceRequest request, boolean http10, Decision decision,
-      Throwable failure) {
+      Throwable failure, boolean rerouted) {
     if (state != State.DECIDING || !loop.running()) {
       if (decision instanceof Decision.Forward forward) {
         forward.lease().release();  // the connection was closed while the router was choosing
@@ -241,7 +252,7 @@ final class ClientConnection implements EventLoop.Handler {
         return;
       }
       state = State.FORWARDING;
-      exchange = new Exchange(this, forward, request, dispatcher);
+      exchange = new Exchange(this, forward, request, dispatcher, rerouted);
       exchange.start();
     }
   }

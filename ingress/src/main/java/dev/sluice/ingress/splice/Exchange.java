@@ -30,14 +30,17 @@ final class Exchange {
   private InetSocketAddress address;
   private UpstreamConnection upstream;
   private boolean retried;
+  /** This is already the second replica tried: a refusal now is answered, not rerouted. */
+  private final boolean rerouted;
   private boolean headSent;
   private boolean ended;
   /** The lease was kept until its TTL (the replica refused): nothing more to release. */
   private boolean leaseSettled;
 
   Exchange(ClientConnection client, Decision.Forward target, SpliceRequest request,
-      SpliceDispatcher dispatcher) {
+      SpliceDispatcher dispatcher, boolean rerouted) {
     this.client = client;
+    this.rerouted = rerouted;
     this.target = target;
     this.request = request;
     this.dispatcher = dispatcher;
@@ -107,7 +110,14 @@ final class Exchange {
     client.forwardDone();
   }
 
-  void onUpstreamFailure(UpstreamFailure failure, String detail, boolean staleConnection) {
+  /**
+   * @param staleConnection a kept-alive connection the replica had closed (resent once on a new
+   *     connection to the same replica)
+   * @param unsent no byte of the request reached the replica (refused, or failed before the
+   *     first byte): the router is asked once more, without this replica
+   */
+  void onUpstreamFailure(UpstreamFailure failure, String detail, boolean staleConnection,
+      boolean unsent) {
     if (ended) {
       return;
     }
@@ -116,6 +126,15 @@ final class Exchange {
       retried = true;
       upstream = new UpstreamConnection(client.loop, address);
       upstream.send(this, bytes);
+      return;
+    }
+    if (unsent && !headSent && !rerouted) {
+      ended = true;
+      releaseLease();
+      client.loop.stats.rerouted();
+      log.info("Request {}: replica {} refused it before any byte was sent ({}): asking the "
+          + "router for another replica", request.requestId(), target.replicaId(), detail);
+      client.reroute(request, target);
       return;
     }
     fail(failure, detail);

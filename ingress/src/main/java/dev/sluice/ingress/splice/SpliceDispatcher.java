@@ -18,6 +18,12 @@ public interface SpliceDispatcher {
   /** Decides a complete request: answer it here, or forward it. */
   CompletionStage<Decision> decide(SpliceRequest request);
 
+  /**
+   * Decides again a request whose chosen replica refused it before any byte was sent: forward it
+   * elsewhere (never to {@code refused}'s replica), or answer it.
+   */
+  CompletionStage<Decision> retry(SpliceRequest request, Decision.Forward refused);
+
   /** The answer for a forwarded request that failed before its response head. */
   Answer upstreamFailed(Decision.Forward target, SpliceRequest request, UpstreamFailure failure,
       String detail);

@@ -10,7 +10,7 @@ import java.util.concurrent.atomic.LongAdder;
 /**
  * What the splice refused or cut, by reason: counted for this server (tests, logs) and in the
  * node's Prometheus registry ({@code sluice_ingress_edge_rejections_total{reason}},
- * {@code sluice_ingress_streams_cut_total{reason}}).
+ * {@code sluice_ingress_streams_cut_total{reason}}, {@code sluice_ingress_reroutes_total}).
  */
 public final class SpliceStats {
 
@@ -20,9 +20,13 @@ public final class SpliceStats {
   private static final Counter CUTS = SluiceMetrics.global().counter(
       "ingress_streams_cut_total", "Answers in flight the splice cut because bytes stopped "
           + "moving, by side (replica_silent, client_stalled)", "reason");
+  private static final Counter REROUTES = SluiceMetrics.global().counter(
+      "ingress_reroutes_total", "Requests sent to a second replica because the first refused "
+          + "the connection before any byte of the request was sent");
 
   private final Map<String, LongAdder> rejections = new ConcurrentHashMap<>();
   private final Map<String, LongAdder> cuts = new ConcurrentHashMap<>();
+  private final LongAdder reroutes = new LongAdder();
 
   void rejected(ApiError.Code code) {
     rejected(code.wireName());
@@ -36,6 +40,16 @@ public final class SpliceStats {
   void streamsCut(String reason) {
     cuts.computeIfAbsent(reason, r -> new LongAdder()).increment();
     CUTS.labelValues(reason).inc();
+  }
+
+  void rerouted() {
+    reroutes.increment();
+    REROUTES.inc();
+  }
+
+  /** Requests rerouted after a refused connection since this server started. */
+  public long reroutes() {
+    return reroutes.sum();
   }
 
   /** Requests or connections refused for {@code reason} since this server started. */

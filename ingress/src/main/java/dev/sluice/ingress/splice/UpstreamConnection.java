@@ -237,9 +237,12 @@ final class UpstreamConnection implements EventLoop.Handler {
     Exchange owner = exchange;
     exchange = null;
     boolean stale = failure == UpstreamFailure.FAILED && reused && !anyByte;
+    // Refused, or failed before the first byte of the request went out: no replica saw it.
+    boolean unsent = !reused && (failure == UpstreamFailure.UNREACHABLE
+        || request != null && request.position() == 0);
     close();
     if (owner != null) {
-      owner.onUpstreamFailure(failure, detail, stale);
+      owner.onUpstreamFailure(failure, detail, stale, unsent);
     }
   }
 

@@ -64,6 +64,10 @@ class SpliceServerIT {
 
   private final List<RecordingLease> leases = new java.util.concurrent.CopyOnWriteArrayList<>();
   private volatile int upstreamPort;
+  /** Where a retried request goes (the replica whose connection was refused is excluded). */
+  private volatile int retryPort;
+  /** The replicas the splice asked the dispatcher to exclude, one per retry. */
+  private final List<String> excluded = new java.util.concurrent.CopyOnWriteArrayList<>();
   private final CompletableFuture<Integer> slowDecision = new CompletableFuture<>();
   private ScriptedUpstream upstream;
   private SpliceServer server;
@@ -93,6 +97,15 @@ class SpliceServerIT {
       }
       return CompletableFuture.supplyAsync(() -> new Decision.Forward("127.0.0.1", upstreamPort,
           "replica-1", List.of(new HeaderField("x-extra", "yes")), lease));
+    }
+
+    @Override
+    public CompletionStage<Decision> retry(SpliceRequest request, Decision.Forward refused) {
+      excluded.add(refused.replicaId());
+      RecordingLease lease = new RecordingLease();
+      leases.add(lease);
+      return CompletableFuture.completedFuture(new Decision.Forward("127.0.0.1", retryPort,
+          "replica-2", List.of(), lease));
     }
 
     @Override
@@ -358,9 +371,30 @@ class SpliceServerIT {
   }
 
   @Test
-  void unreachableReplicaGetsTheDispatchersAnswer() throws Exception {
+  void refusedConnectionIsRoutedOnceMoreWithoutThatReplica() throws Exception {
     try (ServerSocket closed = new ServerSocket(0)) {
       upstreamPort = closed.getLocalPort();
+    }
+    retryPort = upstream.port();
+    try (Socket socket = client()) {
+      socket.getOutputStream().write(ascii(post("/v1/chat/completions", "{\"n\":1}")));
+      RawHttp.Response response = RawHttp.response(new BufferedInputStream(
+          socket.getInputStream()));
+      assertThat(response.status()).isEqualTo(200);
+      assertThat(response.header("x-sluice-replica")).isEqualTo("replica-2");
+    }
+    assertThat(excluded).containsExactly("replica-1");
+    assertThat(upstream.requests.poll(10, TimeUnit.SECONDS)).contains("{\"n\":1}");
+    leases.get(1).awaitEnd();
+    assertThat(leases).hasSize(2).allSatisfy(lease -> assertThat(lease.releases).hasValue(1));
+    assertThat(server.stats().reroutes()).isEqualTo(1);
+  }
+
+  @Test
+  void secondRefusalGetsTheDispatchersAnswer() throws Exception {
+    try (ServerSocket closed = new ServerSocket(0)) {
+      upstreamPort = closed.getLocalPort();
+      retryPort = closed.getLocalPort();
     }
     try (Socket socket = client()) {
       socket.getOutputStream().write(ascii(post("/v1/chat/completions", "{}")));
@@ -369,7 +403,8 @@ class SpliceServerIT {
       assertThat(response.status()).isEqualTo(502);
       assertThat(response.body()).isEqualTo("UNREACHABLE");
     }
-    assertThat(leases.get(0).releases).hasValue(1);
+    assertThat(excluded).containsExactly("replica-1");
+    assertThat(leases).hasSize(2).allSatisfy(lease -> assertThat(lease.releases).hasValue(1));
   }
 
   @Test

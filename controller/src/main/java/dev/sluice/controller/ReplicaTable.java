@@ -1,0 +1,137 @@
+package dev.sluice.controller;
+
+import dev.sluice.core.DeploymentId;
+import dev.sluice.core.ReplicaId;
+import dev.sluice.core.ReplicaInfo;
+import dev.sluice.core.ReplicaState;
+import dev.sluice.replica.NodeAgent;
+import dev.sluice.replica.ReplicaSpec;
+import dev.sluice.replica.ReplicaStatusUpdate;
+import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import org.apache.pekko.actor.Address;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.actor.typed.javadsl.ActorContext;
+
+/**
+ * The replicas the controller manages and what it does to them: start one where
+ * {@link Placement} says, drain one (out of the published set first, told to drain a
+ * {@code drain-delay} later), publish a deployment's set (its running replicas on reachable
+ * nodes). Owned by the controller actor.
+ */
+final class ReplicaTable {
+
+  private final ActorContext<Controller.Command> context;
+  private final ControllerSettings settings;
+  private final ActorRef<ReplicaStatusUpdate> reports;
+  private final ReplicaSetPublisher publisher;
+  private final Membership membership;
+  private final Map<ReplicaId, ReplicaRecord> replicas = new LinkedHashMap<>();
+  private Set<ActorRef<NodeAgent.Command>> nodes = Set.of();
+
+  ReplicaTable(ActorContext<Controller.Command> context, ControllerSettings settings,
+      ActorRef<ReplicaStatusUpdate> reports, ReplicaSetPublisher publisher,
+      Membership membership) {
+    this.context = context;
+    this.settings = settings;
+    this.reports = reports;
+    this.publisher = publisher;
+    this.membership = membership;
+  }
+
+  Collection<ReplicaRecord> all() {
+    return replicas.values();
+  }
+
+  Optional<ReplicaRecord> get(ReplicaId id) {
+    return Optional.ofNullable(replicas.get(id));
+  }
+
+  void put(ReplicaRecord record) {
+    replicas.put(record.info.id(), record);
+  }
+
+  Optional<ReplicaRecord> remove(ReplicaId id) {
+    return Optional.ofNullable(replicas.remove(id));
+  }
+
+  boolean contains(ReplicaId id) {
+    return replicas.containsKey(id);
+  }
+
+  Set<ActorRef<NodeAgent.Command>> nodes() {
+    return nodes;
+  }
+
+  void nodes(Set<ActorRef<NodeAgent.Command>> current) {
+    nodes = current;
+  }
+
+  List<ReplicaRecord> of(DeploymentId deployment) {
+    return replicas.values().stream()
+        .filter(record -> record.info.id().deploymentId().equals(deployment)).toList();
+  }
+
+  int running(DeploymentId deployment) {
+    return (int) of(deployment).stream().filter(ReplicaRecord::isRunning).count();
+  }
+
+  /** The node a replica runs on, as a cluster address. */
+  Address nodeOf(ReplicaRecord record) {
+    Address address = record.node.path().address();
+    return address.hasGlobalScope() ? address : context.getSystem().address();
+  }
+
+  void start(DeploymentState state) {
+    ActorRef<NodeAgent.Command> node = Placement.choose(nodes, replicas.values(), state.id)
+        .orElseThrow();
+    ReplicaId id = ReplicaId.random(state.id);
+    Address address = node.path().address().hasGlobalScope() ? node.path().address()
+        : context.getSystem().address();
+    ReplicaInfo info = new ReplicaInfo(id, address.toString(), "", 0,
+        state.llm.deployment().maxOngoingRequests(), ReplicaState.STARTING,
+        List.of(state.llm.modelId()));
+    replicas.put(id, new ReplicaRecord(info, node, state.version, System.nanoTime()));
+    node.tell(new NodeAgent.SpawnReplica(new ReplicaSpec(id, state.llm), reports));
+    context.getLog().info("Starting replica {} on {}", id, address);
+  }
+
+  /**
+   * Drains {@code record}: it leaves the published set now, and is told to drain once every
+   * ingress and router has applied that set ({@code drain-delay}), so requests already routed
+   * to it still find it serving.
+   */
+  void drain(ReplicaRecord record, Optional<DeploymentState> deployment) {
+    boolean wasRunning = record.isRunning();
+    context.getLog().info("Draining replica {} ({} ongoing)", record.info.id(), record.ongoing);
+    record.info = record.info.withState(ReplicaState.DRAINING);
+    record.drainAtNanos = System.nanoTime()
+        + (wasRunning ? settings.drainDelay().toNanos() : 0);
+    deployment.ifPresent(this::publish);
+  }
+
+  /** Tells the draining replicas whose delay is over to drain, with their grace. */
+  void sendDrains(long now, Map<DeploymentId, DeploymentState> deployments) {
+    for (ReplicaRecord record : replicas.values()) {
+      if (record.state() == ReplicaState.DRAINING && !record.drainSent
+          && now - record.drainAtNanos >= 0) {
+        record.drainSent = true;
+        DeploymentState state = deployments.get(record.info.id().deploymentId());
+        double grace = state != null ? state.llm.deployment().gracefulShutdownTimeoutS()
+            : settings.orphanGrace().toSeconds();
+        record.node.tell(new NodeAgent.StopReplica(record.info.id(), grace));
+      }
+    }
+  }
+
+  /** Publishes the RUNNING replicas of reachable nodes (an unreachable node's leave at once). */
+  void publish(DeploymentState state) {
+    publisher.publish(state, of(state.id).stream()
+        .filter(record -> record.isRunning() && membership.reachable(nodeOf(record)))
+        .map(record -> record.info).toList());
+  }
+}
