@@ -59,6 +59,37 @@ class CapacityLedgerTest {
   }
 
   @Test
+  void anExcludedReplicaIsNeverLeasedEvenWhenItIsTheLeastLoaded() {
+    set(replica("aaaaaaaa", 4), replica("bbbbbbbb", 4));
+    String excluded = new ReplicaId("llm", "m", "aaaaaaaa").toString();
+    ledger.tryAcquire(DEPLOYMENT, 0, 0);
+    ledger.tryAcquire(DEPLOYMENT, 0, 0);  // one each: a tie
+
+    for (int i = 0; i < 2; i++) {
+      assertThat(ledger.tryAcquire(DEPLOYMENT, List.of(excluded), 0, 0).orElseThrow()
+          .replica().id().uniqueId()).isEqualTo("bbbbbbbb");
+    }
+    ledger.tryAcquire(DEPLOYMENT, List.of(excluded), 0, 0);
+    assertThat(ledger.tryAcquire(DEPLOYMENT, List.of(excluded), 0, 0)).isEmpty();
+    assertThat(acquire().replica().id().uniqueId()).isEqualTo("aaaaaaaa");
+  }
+
+  @Test
+  void aWaiterThatExcludesAReplicaIsWokenOnlyByAnotherOnesSlot() {
+    set(replica("aaaaaaaa", 1), replica("bbbbbbbb", 1));
+    Lease onA = acquire();
+    Lease onB = acquire();
+    ledger.enqueue(DEPLOYMENT, List.of(onA.replica().id().toString()), "waiter", Long.MAX_VALUE);
+
+    ledger.release(onA.id());
+    assertThat(ledger.wake(0, 0)).isEmpty();
+    ledger.release(onB.id());
+    assertThat(ledger.wake(0, 0)).singleElement()
+        .satisfies(grant -> assertThat(grant.lease().replica().id())
+            .isEqualTo(onB.replica().id()));
+  }
+
+  @Test
   void tiesAreBrokenAtRandom() {
     Map<String, Integer> firstPick = new HashMap<>();
     for (int i = 0; i < 200; i++) {

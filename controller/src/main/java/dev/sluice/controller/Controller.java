@@ -221,6 +221,9 @@ public final class Controller extends AbstractBehavior<Controller.Command> {
 
   private Behavior<Command> onLoaded(DesiredStateStore.Loaded result) {
     this.loaded = true;
+    // Nothing is started or stopped until the replica nodes said what they run.
+    adoption.start(System.nanoTime(), settings.adoptionTimeout().toNanos(),
+        membership.upReplicaNodes());
     if (result.stored().isPresent()) {
       getContext().getLog().info("Controller on {}: adopting the stored desired state ({} "
           + "application(s)) over this node's config", getContext().getSystem().address(),
@@ -234,8 +237,6 @@ public final class Controller extends AbstractBehavior<Controller.Command> {
           desired.applications().size());
       store.store(desired, getContext().getSystem().ignoreRef(), true);
     }
-    adoption.start(System.nanoTime(), settings.adoptionTimeout().toNanos(),
-        membership.upReplicaNodes());
     askNodes();
     finishAdoption();
     return this;

@@ -14,7 +14,8 @@ import picocli.CommandLine.Option;
 /** {@code sluice local}: the embedded default, one JVM with every role. */
 @Command(name = "local", mixinStandardHelpOptions = true,
     description = "Run a one-JVM cluster (control, ingress and replica roles) with simulated "
-        + "replicas and print the URLs to try. Ctrl-C stops it cleanly.")
+        + "replicas and print the URLs to try; with --nodes N, N node processes on loopback "
+        + "instead. Ctrl-C stops it cleanly.")
 final class LocalCommand implements Callable<Integer> {
 
   @Option(names = "--config", paramLabel = "FILE",
@@ -37,9 +38,47 @@ final class LocalCommand implements Callable<Integer> {
       description = "Pekko remoting port (default: 25520; 0 = any free port).")
   Integer remotingPort;
 
+  @Option(names = "--api-port",
+      description = "Controller API port (default: sluice.controller.api.port, 8265).")
+  Integer apiPort;
+
+  @Option(names = "--nodes", paramLabel = "N",
+      description = "Run N node processes instead of one JVM: control node(s) with an ingress "
+          + "each, and replica nodes. Ports count up from --port, --api-port, --router-port "
+          + "and --remoting-port, one per node.")
+  Integer nodes;
+
+  @Option(names = "--control-nodes", paramLabel = "K",
+      description = "With --nodes: how many of them are control,ingress nodes (default: 1).")
+  int controlNodes = 1;
+
   @Override
   public Integer call() throws Exception {
+    var defaults = ConfigFactory.load();
+    int ingress = port != null ? port : defaults.getInt("sluice.ingress.port");
+    int api = apiPort != null ? apiPort : defaults.getInt("sluice.controller.api.port");
+    int router = routerPort != null ? routerPort : defaults.getInt("sluice.router.http.port");
+    int remoting = remotingPort != null ? remotingPort
+        : defaults.getInt("pekko.remote.artery.canonical.port");
+    if (nodes != null) {
+      if (relayedPort != null) {
+        throw new IllegalArgumentException("--relayed-port: not with --nodes (one JVM only)");
+      }
+      return new LocalCluster(LocalCluster.plan(nodes, controlNodes, ingress, api, router,
+          remoting), Optional.ofNullable(config),
+          defaults.getDuration("sluice.ingress.drain-timeout")).run(System.out);
+    }
+    Map<String, Integer> ports = new java.util.LinkedHashMap<>();
+    ports.put("cluster remoting", remoting);
+    ports.put("ingress", ingress);
+    ports.put("controller API", api);
+    ports.put("router endpoint", router);
+    ports.put("relayed-path ingress", relayedPort == null ? -1 : relayedPort);
+    Ports.requireFree("127.0.0.1", ports);
     Map<String, Object> given = new HashMap<>();
+    if (apiPort != null) {
+      given.put("sluice.controller.api.port", apiPort);
+    }
     if (port != null) {
       given.put("sluice.ingress.port", port);
     }

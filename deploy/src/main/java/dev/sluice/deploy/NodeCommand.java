@@ -3,7 +3,9 @@ package dev.sluice.deploy;
 import com.typesafe.config.ConfigFactory;
 import java.nio.file.Path;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -11,7 +13,8 @@ import picocli.CommandLine.Option;
 
 /** {@code sluice node}: one node of a multi-node cluster. */
 @Command(name = "node", mixinStandardHelpOptions = true,
-    description = "Run one cluster node with the given roles.")
+    description = "Run one cluster node with the given roles. SIGTERM (or Ctrl-C) stops it "
+        + "gracefully: its ingress drains, then it leaves the cluster.")
 final class NodeCommand implements Callable<Integer> {
 
   @Option(names = "--roles", required = true, paramLabel = "ROLES",
@@ -22,29 +25,99 @@ final class NodeCommand implements Callable<Integer> {
       description = "Seed nodes to join (default: join itself, a one-node cluster).")
   String seedNodes;
 
-  @Option(names = "--host", description = "Hostname other nodes reach this one by.")
+  @Option(names = "--host", description = "Hostname other nodes reach this one by (cluster "
+      + "remoting and replica endpoints). Does not expose the ingress: see --ingress-host.")
   String host;
 
   @Option(names = "--port", description = "Pekko remoting port (default: 25520).")
   Integer port;
 
   @Option(names = "--config", paramLabel = "FILE",
-      description = "Application YAML/JSON (control nodes; default: the built-in sim app).")
+      description = "Application YAML/JSON (control nodes only). It seeds the desired state "
+          + "when the cluster has none stored yet; a stored one wins (default: the built-in "
+          + "sim app).")
   Path config;
+
+  @Option(names = "--ingress-host", paramLabel = "HOST",
+      description = "Interface the ingress listens on (default: sluice.ingress.host, "
+          + "127.0.0.1). 0.0.0.0 exposes it to other machines: set API keys then.")
+  String ingressHost;
+
+  @Option(names = "--ingress-port", description = "Ingress port (default: 8000).")
+  Integer ingressPort;
+
+  @Option(names = "--api-port",
+      description = "Controller API port on control nodes (default: 8265; -1 = none).")
+  Integer apiPort;
+
+  @Option(names = "--router-port",
+      description = "Port of POST /internal/route on control nodes (default: 8500; -1 = none).")
+  Integer routerPort;
+
+  @Option(names = "--exit-with-parent", hidden = true,
+      description = "Stop when the process that started this one ends (sluice local --nodes).")
+  boolean exitWithParent;
 
   @Override
   public Integer call() throws Exception {
     List<String> seeds = seedNodes == null ? List.of()
         : Arrays.stream(seedNodes.split(",")).map(String::trim).filter(s -> !s.isEmpty()).toList();
     seeds.forEach(SluiceNode::seedAddress);
-    NodeOptions options = new NodeOptions(Role.parse(roles), Optional.ofNullable(host),
-        Optional.ofNullable(port), seeds, Optional.ofNullable(config), ConfigFactory.empty());
+    java.util.Set<Role> parsed = Role.parse(roles);
+    if (config != null && !parsed.contains(Role.CONTROL)) {
+      throw new IllegalArgumentException("--config: only control nodes read the application "
+          + "config (this node's roles: " + roles + ")");
+    }
+    Map<String, Object> given = new HashMap<>();
+    put(given, "sluice.ingress.host", ingressHost);
+    put(given, "sluice.ingress.port", ingressPort);
+    put(given, "sluice.controller.api.port", apiPort);
+    put(given, "sluice.router.http.port", routerPort);
+    NodeOptions options = new NodeOptions(parsed, Optional.ofNullable(host),
+        Optional.ofNullable(port), seeds, Optional.ofNullable(config),
+        ConfigFactory.parseMap(given));
+    requirePortsFree(SluiceNode.config(options), parsed);
     SluiceNode node = SluiceNode.start(options);
-    System.out.println("Sluice node " + node.system().address() + " up with roles " + roles
-        + "; direct streaming: ON");
-    node.ingressPort().ifPresent(p -> System.out.println("  Ingress port " + p));
+    if (exitWithParent) {
+      ProcessHandle.current().parent().ifPresent(parent -> parent.onExit()
+          .thenRun(() -> node.system().terminate()));
+    }
+    System.out.println("Sluice node " + node.system().address() + " up with roles " + roles);
+    node.ingressPort().ifPresent(p -> System.out.println("  Ingress: http://"
+        + node.system().settings().config().getString("sluice.ingress.host") + ":" + p));
+    node.apiPort().ifPresent(p -> System.out.println("  Controller API port " + p));
     node.routerPort().ifPresent(p -> System.out.println("  Router endpoint port " + p));
+    node.ingressPort().ifPresent(p -> {
+      String bound = node.system().settings().config().getString("sluice.ingress.host");
+      if (host != null && !Exposure.isLoopback(host) && Exposure.isLoopback(bound)) {
+        System.out.println("  Note: the ingress listens on " + bound + " only; other machines "
+            + "cannot reach it. Add --ingress-host 0.0.0.0 (with API keys) to expose it.");
+      }
+    });
     node.system().getWhenTerminated().toCompletableFuture().get();
     return 0;
+  }
+
+  private static void put(Map<String, Object> given, String key, Object value) {
+    if (value != null) {
+      given.put(key, value);
+    }
+  }
+
+  /** Names a busy port before anything starts (instead of a bind failure deep in a log). */
+  private static void requirePortsFree(com.typesafe.config.Config config,
+      java.util.Set<Role> roles) {
+    Ports.requireFree(config.getString("pekko.remote.artery.canonical.hostname"), Map.of(
+        "cluster remoting", config.getInt("pekko.remote.artery.canonical.port")));
+    if (roles.contains(Role.INGRESS)) {
+      Ports.requireFree(config.getString("sluice.ingress.host"),
+          Map.of("ingress", config.getInt("sluice.ingress.port")));
+    }
+    if (roles.contains(Role.CONTROL)) {
+      Ports.requireFree(config.getString("sluice.controller.api.host"),
+          Map.of("controller API", config.getInt("sluice.controller.api.port")));
+      Ports.requireFree(config.getString("sluice.router.http.host"),
+          Map.of("router endpoint", config.getInt("sluice.router.http.port")));
+    }
   }
 }

@@ -124,7 +124,8 @@ public final class SluiceNode implements AutoCloseable {
         spawn(ReplicaDirectory.create(ingressView), "replica-directory");
         IngressBinding binding = await(IngressServer.start(system, router, settings, ingressView,
             Optional.of(capacityQueue), FatalErrors::exitNode));
-        binding.addToCoordinatedShutdown(UNBIND_DEADLINE, system);
+        Duration drain = config.getDuration("sluice.ingress.drain-timeout");
+        binding.addToCoordinatedShutdown(drain, system);
         this.ingressBinding = Optional.of(binding);
         log.info("Ingress listening on {}; direct streaming {}; {}", binding.localAddress(),
             settings.directStreaming()
@@ -138,7 +139,7 @@ public final class SluiceNode implements AutoCloseable {
           IngressBinding relayed = await(IngressServer.start(system, router,
               settings.withDirectStreaming(false, relayedPort), ingressView,
               Optional.of(capacityQueue), FatalErrors::exitNode));
-          relayed.addToCoordinatedShutdown(UNBIND_DEADLINE, system);
+          relayed.addToCoordinatedShutdown(drain, system);
           this.relayedBinding = Optional.of(relayed);
           log.info("Relayed-path ingress listening on {}", relayed.localAddress());
         }
@@ -230,8 +231,14 @@ public final class SluiceNode implements AutoCloseable {
       fromOptions = fromOptions.withValue("pekko.remote.artery.canonical.port",
           ConfigValueFactory.fromAnyRef(options.remotingPort().get()));
     }
-    return options.overrides().withFallback(fromOptions).withFallback(ConfigFactory.load())
-        .resolve();
+    Config config = options.overrides().withFallback(fromOptions)
+        .withFallback(ConfigFactory.load()).resolve();
+    // The ingress's drain runs in this shutdown phase: the phase must outlast it.
+    Duration drain = config.getDuration("sluice.ingress.drain-timeout");
+    return ConfigFactory.empty().withValue(
+            "pekko.coordinated-shutdown.phases.service-requests-done.timeout",
+            ConfigValueFactory.fromAnyRef(drain.plusSeconds(5).toMillis() + "ms"))
+        .withFallback(config);
   }
 
   public ActorSystem<?> system() {

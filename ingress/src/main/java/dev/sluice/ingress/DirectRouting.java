@@ -2,7 +2,9 @@ package dev.sluice.ingress;
 
 import dev.sluice.capacity.CapacityQueue;
 import dev.sluice.core.ReplicaInfo;
+import dev.sluice.core.Failures;
 import dev.sluice.core.ReplicaSetView;
+import dev.sluice.core.cluster.SingletonWatch;
 import dev.sluice.core.http.ServeReason;
 import dev.sluice.ingress.edge.Answer;
 import dev.sluice.ingress.edge.Answers;
@@ -38,6 +40,7 @@ final class DirectRouting {
   private final ReplicaSetView view;
   private final Duration routeTimeout;
   private final Optional<ActorRef<CapacityQueue.Command>> queue;
+  private final SingletonWatch controlPlane;
   /** A pick unknown to this ingress is looked up again this often, this far apart (200 ms). */
   private static final int UNKNOWN_REPLICA_RETRIES = 10;
   private static final Duration UNKNOWN_REPLICA_WAIT = Duration.ofMillis(20);
@@ -49,6 +52,7 @@ final class DirectRouting {
     this.view = view;
     this.routeTimeout = routeTimeout;
     this.queue = queue;
+    this.controlPlane = SingletonWatch.get(system);
   }
 
   /**
@@ -58,13 +62,22 @@ final class DirectRouting {
    */
   CompletionStage<Outcome> route(RouteRequest request, Executor continuation) {
     String requestId = request.requestId();
-    return AskPattern.<LLMRouter.Command, RouteResult>ask(router,
+    Optional<String> gap = controlPlane.unavailable();
+    if (gap.isPresent()) {
+      // A failover is under way: say so now rather than after the route timeout.
+      return CompletableFuture.completedFuture(new Refused(Answers.failClosed(
+          ServeReason.ROUTER_UNREACHABLE, requestId, gap.get())));
+    }
+    return controlPlane.track(AskPattern.<LLMRouter.Command, RouteResult>ask(router,
             replyTo -> new LLMRouter.Route(request, replyTo), routeTimeout, system.scheduler())
+            .toCompletableFuture())
         .handleAsync((result, failure) -> {
           if (failure != null) {
+            String detail = Failures.cause(failure) instanceof SingletonWatch.SingletonUnreachable
+                lost ? lost.getMessage()
+                : "no answer from the router within " + routeTimeout.toMillis() + " ms";
             return CompletableFuture.<Outcome>completedFuture(new Refused(Answers.failClosed(
-                ServeReason.ROUTER_UNREACHABLE, requestId, "no answer from the router within "
-                    + routeTimeout.toMillis() + " ms")));
+                ServeReason.ROUTER_UNREACHABLE, requestId, detail)));
           }
           return resolve(result, requestId, UNKNOWN_REPLICA_RETRIES);
         }, continuation)

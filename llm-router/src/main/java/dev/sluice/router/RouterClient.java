@@ -1,9 +1,12 @@
 package dev.sluice.router;
 
+import dev.sluice.core.Failures;
+import dev.sluice.core.cluster.SingletonWatch;
 import dev.sluice.core.http.ServeReason;
 import dev.sluice.router.reserve.ReservationClient;
 import java.time.Duration;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import org.apache.pekko.actor.typed.ActorRef;
@@ -24,12 +27,14 @@ public final class RouterClient {
   private final ActorRef<LLMRouter.Command> router;
   private final Duration timeout;
   private final ReservationClient reservations;
+  private final SingletonWatch controlPlane;
 
   public RouterClient(ActorSystem<?> system, ActorRef<LLMRouter.Command> router, Duration timeout) {
     this.system = Objects.requireNonNull(system, "system");
     this.router = Objects.requireNonNull(router, "router");
     this.timeout = Objects.requireNonNull(timeout, "timeout");
     this.reservations = new ReservationClient(system, Duration.ofSeconds(2));
+    this.controlPlane = SingletonWatch.get(system);
   }
 
   /** Reserve a slot on a replica, walking ranks and backing off for up to the timeout. */
@@ -60,10 +65,20 @@ public final class RouterClient {
   private CompletionStage<RouteResult> ask(
       org.apache.pekko.japi.function.Function<ActorRef<RouteResult>, LLMRouter.Command> message,
       Duration within) {
-    return AskPattern.ask(router, message::apply, within, system.scheduler())
+    Optional<String> gap = controlPlane.unavailable();
+    if (gap.isPresent()) {
+      // A failover is under way: say so now rather than after the timeout.
+      return CompletableFuture.failedFuture(new RoutingException(
+          ServeReason.ROUTER_UNREACHABLE, gap.get()));
+    }
+    return controlPlane.track(AskPattern.ask(router, message::apply, within, system.scheduler())
+            .toCompletableFuture())
         .exceptionallyComposeAsync(failure -> CompletableFuture.failedFuture(new RoutingException(
-            ServeReason.ROUTER_UNREACHABLE, "no answer from the router within "
-                + within.toMillis() + " ms")), system.executionContext());
+            ServeReason.ROUTER_UNREACHABLE,
+            Failures.cause(failure) instanceof SingletonWatch.SingletonUnreachable lost
+                ? lost.getMessage()
+                : "no answer from the router within " + within.toMillis() + " ms")),
+            system.executionContext());
   }
 
   private static RoutingException failure(RouteResult result) {

@@ -147,4 +147,28 @@ class LLMRouterTest {
             .CounterDataPointSnapshot) p).getValue()).sum();
     assertThat(routed).isGreaterThanOrEqualTo(5);
   }
+
+  @Test
+  void aRetriedRequestNeverGoesBackToTheReplicaThatRefusedIt() {
+    var router = testKit.spawn(LLMRouter.create(new dev.sluice.core.metrics.SluiceMetrics(
+        new io.prometheus.metrics.model.registry.PrometheusRegistry())));
+    var topic = testKit.spawn(ReplicaSetTopic.behavior());
+    ReplicaInfo refused = replica("dead0000");
+    ReplicaInfo alive = replica("live0000");
+    TestProbe<RouteResult> probe = testKit.createTestProbe();
+    probe.awaitAssert(Duration.ofSeconds(5), () -> {
+      topic.tell(ReplicaSetTopic.publish(set(1, "power-of-two", List.of(refused, alive))));
+      assertThat(route(router, Optional.empty())).isInstanceOf(RouteResult.Routed.class);
+      return null;
+    });
+
+    RouteRequest retry = new RouteRequest("r", Optional.empty(), Optional.empty())
+        .excluding(refused.id().toString());
+    for (int i = 0; i < 20; i++) {
+      router.tell(new LLMRouter.Route(retry, probe.ref()));
+      assertThat(probe.receiveMessage()).isEqualTo(new RouteResult.Routed(alive));
+    }
+    router.tell(new LLMRouter.Route(retry.excluding(alive.id().toString()), probe.ref()));
+    assertThat(probe.receiveMessage()).isInstanceOf(RouteResult.NotRouted.class);
+  }
 }

@@ -2,6 +2,7 @@ package dev.sluice.controller.api;
 
 import dev.sluice.controller.Controller;
 import dev.sluice.controller.ControllerSettings;
+import dev.sluice.core.cluster.SingletonWatch;
 import dev.sluice.core.config.ApplicationsConfig;
 import dev.sluice.core.config.ApplicationsConfigParser;
 import dev.sluice.core.config.ConfigException;
@@ -11,6 +12,7 @@ import dev.sluice.core.http.ClusterToken;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.function.Function;
@@ -47,6 +49,7 @@ public final class ControllerApi {
 
   private final ActorSystem<?> system;
   private final ActorRef<Controller.Command> controller;
+  private final SingletonWatch controlPlane;
   private final ControllerSettings settings;
   private final ClusterToken token;
   private final Materializer materializer;
@@ -55,6 +58,7 @@ public final class ControllerApi {
       ControllerSettings settings) {
     this.system = system;
     this.controller = controller;
+    this.controlPlane = SingletonWatch.get(system);
     this.settings = settings;
     this.token = ClusterToken.of(system);
     this.materializer = Materializer.matFromSystem(system);
@@ -142,32 +146,47 @@ public final class ControllerApi {
   private CompletionStage<HttpResponse> write(
       org.apache.pekko.japi.function.Function<ActorRef<Controller.WriteResult>,
           Controller.Command> message) {
-    return ask(Controller.GetStatus::new, settings.apiAskTimeout())
+    return ask(Controller.GetStatus::new, settings.apiAskTimeout(), true)
         .thenCompose(reachable -> ask(message::apply,
-            settings.writeTimeout().plus(settings.apiAskTimeout())))
+            settings.writeTimeout().plus(settings.apiAskTimeout()), false))
         .thenCompose(result -> result.status() == 200 ? status(200)
             : done(error(new ApiError(result.status() == 404 ? ApiError.Code.NOT_FOUND
                 : ApiError.Code.UNAVAILABLE, result.message(), null))))
-        .exceptionally(failure -> unavailable());
+        .exceptionally(this::unavailable);
   }
 
   private CompletionStage<HttpResponse> status(int code) {
-    return ask(Controller.GetStatus::new, settings.apiAskTimeout())
+    return ask(Controller.GetStatus::new, settings.apiAskTimeout(), true)
         .thenApply(document -> json(code, document.json()))
-        .exceptionally(failure -> unavailable());
+        .exceptionally(this::unavailable);
   }
 
+  /**
+   * Asks the controller singleton; fails at once while membership says its node is unreachable
+   * or gone. A {@code read} also fails as soon as that happens while it waits (a write is left
+   * to its timeout: it may have been stored).
+   */
   private <T> CompletionStage<T> ask(
       org.apache.pekko.japi.function.Function<ActorRef<T>, Controller.Command> message,
-      Duration timeout) {
-    return AskPattern.ask(controller, message::apply, timeout, system.scheduler());
+      Duration timeout, boolean read) {
+    Optional<String> gap = controlPlane.unavailable();
+    if (gap.isPresent()) {
+      return CompletableFuture.failedFuture(new SingletonWatch.SingletonUnreachable(gap.get()));
+    }
+    CompletableFuture<T> answer = AskPattern.ask(controller, message::apply, timeout,
+        system.scheduler()).toCompletableFuture();
+    return read ? controlPlane.track(answer) : answer;
   }
 
-  private HttpResponse unavailable() {
-    return error(new ApiError(ApiError.Code.UNAVAILABLE, "The controller singleton did not "
-        + "answer in time (within " + settings.apiAskTimeout().toMillis() + " ms for a read; it "
-        + "may be moving to another control node, or no control node is up); nothing was "
-        + "changed", null));
+  private HttpResponse unavailable(Throwable failure) {
+    Throwable cause = failure instanceof java.util.concurrent.CompletionException
+        && failure.getCause() != null ? failure.getCause() : failure;
+    String why = cause instanceof SingletonWatch.SingletonUnreachable gap
+        ? "The controller singleton cannot answer now: " + gap.getMessage()
+        : "The controller singleton did not answer in time (within "
+            + settings.apiAskTimeout().toMillis() + " ms for a read; it may be moving to "
+            + "another control node, or no control node is up)";
+    return error(new ApiError(ApiError.Code.UNAVAILABLE, why + "; nothing was changed", null));
   }
 
   private static String decode(String segment) {
