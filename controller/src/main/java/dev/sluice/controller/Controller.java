@@ -228,6 +228,7 @@ public final class Controller extends AbstractBehavior<Controller.Command> {
       getContext().getLog().info("Controller on {}: adopting the stored desired state ({} "
           + "application(s)) over this node's config", getContext().getSystem().address(),
           result.stored().get().applications().size());
+      deployments.clear();  // the seed was never acted on: nothing to remove or drain
       apply(result.stored().get());
       writing = false;
       nextWrite();

@@ -48,13 +48,13 @@ final class ReplicaSetPublisher {
     log.info("Published replica set {} v{}: {} RUNNING", state.id, set.version(), running.size());
   }
 
-  /** A removed deployment's last set: empty, so routers and ingresses stop using it. */
+  /** A removed deployment's last set: marked removed, so routers and ingresses forget it. */
   void publishRemoved(DeploymentState state) {
     published.remove(state.id);
     var router = state.llm.deployment().requestRouter();
     topic.tell(ReplicaSetTopic.publish(new ReplicaSet(state.id, nextVersion(),
         state.app.routePrefix(), List.of(state.llm.modelId()), router.requestRouterClass(),
-        router.kwargs(), List.of())));
+        router.kwargs(), List.of(), true)));
   }
 
   void republishAll() {

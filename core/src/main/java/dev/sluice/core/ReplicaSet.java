@@ -12,6 +12,8 @@ import java.util.Optional;
  * @param modelIds the model ids the deployment serves (known even when it has no replicas)
  * @param routePrefix the application's route prefix
  * @param routerClass the configured request router key or class name
+ * @param removed the deployment was removed from the desired state: subscribers forget it (and
+ *     keep only its version, so that an older set arriving late does not bring it back)
  */
 public record ReplicaSet(
     DeploymentId deployment,
@@ -20,8 +22,16 @@ public record ReplicaSet(
     List<String> modelIds,
     String routerClass,
     java.util.Map<String, Object> routerKwargs,
-    List<ReplicaInfo> replicas)
+    List<ReplicaInfo> replicas,
+    boolean removed)
     implements ClusterMessage {
+
+  /** A deployment's current set. */
+  public ReplicaSet(DeploymentId deployment, long version, String routePrefix,
+      List<String> modelIds, String routerClass, java.util.Map<String, Object> routerKwargs,
+      List<ReplicaInfo> replicas) {
+    this(deployment, version, routePrefix, modelIds, routerClass, routerKwargs, replicas, false);
+  }
 
   public ReplicaSet {
     Objects.requireNonNull(deployment, "deployment");
@@ -30,6 +40,9 @@ public record ReplicaSet(
     modelIds = List.copyOf(modelIds);
     routerKwargs = java.util.Map.copyOf(routerKwargs);
     replicas = List.copyOf(replicas);
+    if (removed && !replicas.isEmpty()) {
+      throw new IllegalArgumentException("a removed deployment's set has no replicas");
+    }
   }
 
   public Optional<ReplicaInfo> find(String replicaId) {

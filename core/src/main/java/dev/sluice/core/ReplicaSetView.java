@@ -14,26 +14,34 @@ import java.util.Optional;
  */
 public final class ReplicaSetView {
 
-  /** Every deployment's set and every replica by id, as of one moment. */
-  private record Snapshot(Map<DeploymentId, ReplicaSet> sets, Map<String, ReplicaInfo> byId) {}
+  /**
+   * Every deployment's set and every replica by id, as of one moment; {@code held} also keeps the
+   * last set of removed deployments, for their version.
+   */
+  private record Snapshot(Map<DeploymentId, ReplicaSet> held, Map<DeploymentId, ReplicaSet> sets,
+      Map<String, ReplicaInfo> byId) {}
 
-  private volatile Snapshot snapshot = new Snapshot(Map.of(), Map.of());
+  private volatile Snapshot snapshot = new Snapshot(Map.of(), Map.of(), Map.of());
 
   /** Applies a snapshot if it is newer than the one held; returns whether it was applied. */
   public synchronized boolean apply(ReplicaSet set) {
     Objects.requireNonNull(set, "set");
     Snapshot current = snapshot;
-    ReplicaSet held = current.sets().get(set.deployment());
-    if (held != null && held.version() >= set.version()) {
+    ReplicaSet previous = current.held().get(set.deployment());
+    if (previous != null && previous.version() >= set.version()) {
       return false;
     }
-    Map<DeploymentId, ReplicaSet> sets = new HashMap<>(current.sets());
-    sets.put(set.deployment(), set);
+    Map<DeploymentId, ReplicaSet> held = new HashMap<>(current.held());
+    held.put(set.deployment(), set);
+    Map<DeploymentId, ReplicaSet> sets = new HashMap<>();
     Map<String, ReplicaInfo> byId = new HashMap<>();
-    for (ReplicaSet each : sets.values()) {
-      each.replicas().forEach(r -> byId.put(r.id().toString(), r));
+    for (ReplicaSet each : held.values()) {
+      if (!each.removed()) {
+        sets.put(each.deployment(), each);
+        each.replicas().forEach(r -> byId.put(r.id().toString(), r));
+      }
     }
-    snapshot = new Snapshot(Map.copyOf(sets), Map.copyOf(byId));
+    snapshot = new Snapshot(Map.copyOf(held), Map.copyOf(sets), Map.copyOf(byId));
     return true;
   }
 

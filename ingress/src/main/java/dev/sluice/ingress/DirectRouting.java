@@ -79,7 +79,7 @@ final class DirectRouting {
             return CompletableFuture.<Outcome>completedFuture(new Refused(Answers.failClosed(
                 ServeReason.ROUTER_UNREACHABLE, requestId, detail)));
           }
-          return resolve(result, requestId, UNKNOWN_REPLICA_RETRIES);
+          return resolve(result, request, UNKNOWN_REPLICA_RETRIES, continuation);
         }, continuation)
         .thenCompose(outcome -> outcome);
   }
@@ -89,7 +89,9 @@ final class DirectRouting {
    * does not yet is looked up again a few times: both learn a new replica set from the same
    * publication, a few milliseconds apart; it fails closed only if it stays unknown.
    */
-  private CompletionStage<Outcome> resolve(RouteResult result, String requestId, int retries) {
+  private CompletionStage<Outcome> resolve(RouteResult result, RouteRequest request,
+      int retries, Executor continuation) {
+    String requestId = request.requestId();
     if (result instanceof RouteResult.NotRouted notRouted) {
       return CompletableFuture.completedFuture(new Refused(Answers.failClosed(notRouted.reason(),
           requestId, notRouted.detail())));
@@ -99,8 +101,9 @@ final class DirectRouting {
     Optional<ReplicaInfo> known = view.replica(replicaId);
     if (known.isEmpty() && retries > 0) {
       CompletableFuture<Outcome> later = new CompletableFuture<>();
-      system.scheduler().scheduleOnce(UNKNOWN_REPLICA_WAIT, () -> resolve(result, requestId,
-              retries - 1).whenComplete((outcome, failure) -> later.complete(outcome)),
+      system.scheduler().scheduleOnce(UNKNOWN_REPLICA_WAIT, () -> resolve(result, request,
+              retries - 1, continuation).whenComplete((outcome, failure) ->
+                  later.complete(outcome)),
           system.executionContext());
       return later;
     }
@@ -108,9 +111,16 @@ final class DirectRouting {
         ? new LeaseRelease(queue, routed.leaseId()) : LeaseRelease.NONE;
     if (known.isEmpty()) {
       lease.release();
-      return CompletableFuture.completedFuture(new Refused(Answers.failClosed(
-          ServeReason.UNKNOWN_REPLICA_ID, requestId, "replica " + replicaId
-              + " is not in this ingress's replica set")));
+      Refused unknown = new Refused(Answers.failClosed(ServeReason.UNKNOWN_REPLICA_ID, requestId,
+          "replica " + replicaId + " is not in this ingress's replica set"));
+      if (!request.excluded().isEmpty()) {
+        return CompletableFuture.completedFuture(unknown);
+      }
+      // This ingress already dropped it (its node became unreachable, say) while the router has
+      // not yet: nothing was sent, so the router is asked once more without it.
+      return route(request.excluding(replicaId), continuation).thenApply(outcome ->
+          outcome instanceof Refused refused && ServeReason.NO_REPLICAS.value().equals(
+              refused.answer().header("x-serve-reason")) ? unknown : outcome);
     }
     return CompletableFuture.completedFuture(new Chosen(known.get(), lease));
   }

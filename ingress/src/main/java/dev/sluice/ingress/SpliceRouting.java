@@ -1,5 +1,6 @@
 package dev.sluice.ingress;
 
+import dev.sluice.core.http.ServeReason;
 import dev.sluice.ingress.edge.Answer;
 import dev.sluice.ingress.edge.Answers;
 import dev.sluice.ingress.edge.EdgePolicy;
@@ -47,7 +48,15 @@ final class SpliceRouting implements SpliceDispatcher {
 
   @Override
   public CompletionStage<Decision> retry(SpliceRequest request, Decision.Forward refused) {
-    return forward(routeRequest(request).excluding(refused.replicaId()));
+    // With the refusing replica excluded there may be nothing left: the client learns that the
+    // replica was unreachable (what happened), not that the deployment has no replicas.
+    return forward(routeRequest(request).excluding(refused.replicaId()))
+        .thenApply(decision -> decision instanceof Decision.Respond respond
+            && ServeReason.NO_REPLICAS.value().equals(respond.answer().header("x-serve-reason"))
+            ? new Decision.Respond(Answers.upstreamFailed(UpstreamFailure.UNREACHABLE,
+                request.requestId(), refused.replicaId(),
+                "connection refused, and no other replica to route to"))
+            : decision);
   }
 
   private RouteRequest routeRequest(SpliceRequest request) {

@@ -168,6 +168,19 @@ class IngressIT {
   }
 
   @Test
+  void aPickThisIngressAlreadyDroppedIsRoutedAgainWithoutIt() throws Exception {
+    script.set(request -> request.excluded().isEmpty()
+        ? new RouteResult.Routed(new ReplicaInfo(ReplicaId.parse("llm#sim#dropped0"), "node",
+            "127.0.0.1", 1, 4, ReplicaState.RUNNING, List.of("sim")))
+        : new RouteResult.Routed(echoReplica));
+
+    HttpResponse<String> response = chat();
+    assertThat(response.statusCode()).as(response.body()).isEqualTo(200);
+    assertThat(seen.poll().excluded()).isEmpty();
+    assertThat(seen.poll().excluded()).containsExactly("llm#sim#dropped0");
+  }
+
+  @Test
   void refusedConnectionFailsClosedAsReplicaUnreachable() throws Exception {
     script.set(request -> new RouteResult.Routed(closedPortReplica));
 

@@ -16,6 +16,7 @@ import dev.sluice.router.load.LoadTracker;
 import dev.sluice.router.load.ReplicaProber;
 import dev.sluice.router.reserve.ReservationClient;
 import dev.sluice.router.spi.PendingRequest;
+import dev.sluice.core.http.ServeReason;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
@@ -111,6 +112,13 @@ public final class LLMRouter extends AbstractBehavior<LLMRouter.Command> {
   private final Optional<ActorRef<CapacityQueue.Command>> queue;
   private final Duration defaultBudget;
 
+  /** When this incarnation started; until the first replica set arrives it cannot route. */
+  private final long startedNanos;
+  private boolean heardSets;
+
+  /** How long a new router waits for its first replica set before saying "no replicas". */
+  private static final Duration WARM_UP = Duration.ofSeconds(10);
+
   private LLMRouter(ActorContext<Command> context, SluiceMetrics metrics,
       Optional<ActorRef<CapacityQueue.Command>> queue, Duration defaultBudget) {
     super(context);
@@ -118,6 +126,7 @@ public final class LLMRouter extends AbstractBehavior<LLMRouter.Command> {
     this.queue = queue;
     this.defaultBudget = defaultBudget;
     this.deployments = new Deployments(loads, metrics);
+    this.startedNanos = System.nanoTime();
     this.prober = new ReplicaProber(context.getSystem());
     this.reservations = new ReservationClient(context.getSystem(), Duration.ofSeconds(2));
     context.spawn(ReplicaSetTopic.behavior(), "replica-set-topic").tell(Topic.subscribe(
@@ -166,6 +175,7 @@ public final class LLMRouter extends AbstractBehavior<LLMRouter.Command> {
   }
 
   private Behavior<Command> onSetChanged(SetChanged changed) {
+    heardSets = true;
     if (deployments.apply(changed.set())) {
       loads.retain(deployments.liveReplicas());
     }
@@ -173,6 +183,13 @@ public final class LLMRouter extends AbstractBehavior<LLMRouter.Command> {
   }
 
   private Behavior<Command> onRoute(Route route) {
+    if (!heardSets && System.nanoTime() - startedNanos < WARM_UP.toNanos()) {
+      // Just started (a failover): no replica set yet is not the same as no replicas.
+      route.replyTo().tell(new RouteResult.NotRouted(ServeReason.ROUTER_UNREACHABLE,
+          "the router started " + (System.nanoTime() - startedNanos) / 1_000_000
+              + " ms ago and has not received the replica sets yet"));
+      return this;
+    }
     Optional<Target> leased = deployments.resolve(route.request())
         .filter(target -> target.routing().leasePolicy().isPresent() && queue.isPresent());
     if (leased.isPresent()) {

@@ -149,6 +149,46 @@ class LLMRouterTest {
   }
 
   @Test
+  void aRouterThatHasNotHeardAnySetYetSaysSoInsteadOfNoReplicas() {
+    var router = testKit.spawn(LLMRouter.create(new dev.sluice.core.metrics.SluiceMetrics(
+        new io.prometheus.metrics.model.registry.PrometheusRegistry())));
+    RouteResult first = route(router, Optional.empty());
+    assertThat(first).isInstanceOf(RouteResult.NotRouted.class);
+    assertThat(((RouteResult.NotRouted) first).reason()).isEqualTo(ServeReason.ROUTER_UNREACHABLE);
+    assertThat(((RouteResult.NotRouted) first).detail()).contains("has not received the replica "
+        + "sets yet");
+  }
+
+  @Test
+  void aRemovedDeploymentIsForgottenSoTheOtherOneServesRequestsWithoutAModel() {
+    var router = testKit.spawn(LLMRouter.create(new dev.sluice.core.metrics.SluiceMetrics(
+        new io.prometheus.metrics.model.registry.PrometheusRegistry())));
+    var topic = testKit.spawn(ReplicaSetTopic.behavior());
+    DeploymentId old = new DeploymentId("default", "sluice-sim");
+    TestProbe<RouteResult> unused = testKit.createTestProbe();
+    unused.awaitAssert(Duration.ofSeconds(5), () -> {
+      topic.tell(ReplicaSetTopic.publish(set(1, List.of(replica("aaaaaaaa")))));
+      topic.tell(ReplicaSetTopic.publish(new ReplicaSet(old, 1, "/", List.of("sluice-sim"),
+          "round-robin", Map.of(), List.of())));
+      assertThat(route(router, Optional.empty())).isEqualTo(new RouteResult.NotRouted(
+          ServeReason.NO_REPLICAS,
+          "several deployments: the request must name its model (enable body forwarding)"));
+      return null;
+    });
+
+    topic.tell(ReplicaSetTopic.publish(new ReplicaSet(old, 2, "/", List.of("sluice-sim"),
+        "round-robin", Map.of(), List.of(), true)));
+    unused.awaitAssert(Duration.ofSeconds(5), () -> {
+      assertThat(route(router, Optional.empty())).isInstanceOf(RouteResult.Routed.class);
+      return null;
+    });
+    // A set older than the removal does not bring it back.
+    topic.tell(ReplicaSetTopic.publish(new ReplicaSet(old, 1, "/", List.of("sluice-sim"),
+        "round-robin", Map.of(), List.of())));
+    assertThat(route(router, Optional.empty())).isInstanceOf(RouteResult.Routed.class);
+  }
+
+  @Test
   void aRetriedRequestNeverGoesBackToTheReplicaThatRefusedIt() {
     var router = testKit.spawn(LLMRouter.create(new dev.sluice.core.metrics.SluiceMetrics(
         new io.prometheus.metrics.model.registry.PrometheusRegistry())));

@@ -24,6 +24,8 @@ import java.util.Set;
 public final class Deployments {
 
   private final Map<DeploymentId, DeploymentRouting> byId = new HashMap<>();
+  /** The version at which each removed deployment was removed: older sets do not revive it. */
+  private final Map<DeploymentId, Long> removedAt = new HashMap<>();
   private final LoadView loads;
   private final SluiceMetrics metrics;
 
@@ -38,15 +40,21 @@ public final class Deployments {
   /** Applies a newer replica set; returns whether anything changed. */
   public boolean apply(ReplicaSet set) {
     DeploymentRouting routing = byId.get(set.deployment());
+    if (set.version() <= removedAt.getOrDefault(set.deployment(), Long.MIN_VALUE)
+        || (routing != null && set.version() <= routing.set().version())) {
+      return false;
+    }
+    if (set.removed()) {
+      removedAt.put(set.deployment(), set.version());
+      return byId.remove(set.deployment()) != null;
+    }
+    removedAt.remove(set.deployment());
     if (routing == null) {
       byId.put(set.deployment(), new DeploymentRouting(set, loads, metrics));
       return true;
     }
-    if (set.version() > routing.set().version()) {
-      routing.update(set);
-      return true;
-    }
-    return false;
+    routing.update(set);
+    return true;
   }
 
   public Optional<DeploymentRouting> get(DeploymentId deployment) {

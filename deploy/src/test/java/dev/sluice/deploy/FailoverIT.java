@@ -1,0 +1,290 @@
+package dev.sluice.deploy;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.sluice.deploy.FaultLoad.Fate;
+import dev.sluice.deploy.FaultLoad.Outcome;
+import java.net.URI;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Optional;
+import java.util.TreeSet;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
+
+/**
+ * A cluster of separate node processes on loopback (three {@code control,ingress} nodes, two
+ * {@code replica} nodes) put through the failures it exists to survive, in order: a replica node
+ * killed under load, the singletons' node leaving gracefully, then the next one killed. Each
+ * step checks what users see (every request that had not started streaming is served, streams
+ * already flowing complete or end promptly, a control-plane gap is answered at once) and what the
+ * operator sees (same replica ids, nothing restarted, nothing orphaned, desired state intact).
+ */
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class FailoverIT {
+
+  private static final int[] REMOTING = {18801, 18802, 18803};
+  private static final int[] INGRESS = {18811, 18812, 18813};
+  private static final int[] API = {18821, 18822, 18823};
+  private static final int REPLICA_NODE_1 = 18804;
+  private static final int REPLICA_NODE_2 = 18805;
+  private static final int R1_FIRST = 18830;
+  private static final int R1_LAST = 18839;
+  private static final String SEEDS = "127.0.0.1:18801,127.0.0.1:18802,127.0.0.1:18803";
+  private static final int TOKENS = 25;  // 0.5 s streams at 20 ms per token
+
+  private static final NodeProcess[] control = new NodeProcess[3];
+  private static NodeProcess replicas1;
+  private static NodeProcess replicas2;
+
+  @BeforeAll
+  static void startCluster() throws Exception {
+    Path app = TestNodes.appFile(TestNodes.app(1, 0, 20, 64));
+    // The first control node forms the cluster, so it is the oldest: the singletons run there.
+    control[0] = NodeProcesses.control(REMOTING[0], SEEDS, INGRESS[0], API[0], Optional.of(app));
+    NodeProcesses.await("the first control node is up", Duration.ofSeconds(60),
+        () -> NodeProcesses.members(API[0], "Up") >= 1 ? Optional.of(true) : Optional.empty(),
+        control[0]);
+    for (int i = 1; i < 3; i++) {
+      control[i] = NodeProcesses.control(REMOTING[i], SEEDS, INGRESS[i], API[i],
+          Optional.empty());
+    }
+    replicas1 = NodeProcesses.replica(REPLICA_NODE_1, SEEDS, R1_FIRST + "-" + R1_LAST);
+    replicas2 = NodeProcesses.replica(REPLICA_NODE_2, SEEDS, "18840-18849");
+    // One replica first, the second once the controller sees both replica nodes: placement
+    // then puts it on the other node.
+    NodeProcesses.await("5 nodes up, both replica nodes known to the controller",
+        Duration.ofSeconds(90), () -> NodeProcesses.members(API[0], "Up") == 5
+            ? NodeProcesses.get(API[0], "/api/applications")
+                .filter(status -> status.path("replica_nodes").asInt() == 2)
+            : Optional.empty(), all());
+    assertThat(TestNodes.api(API[0], "PATCH", "/api/applications/llm/deployments/sim",
+        "{\"num_replicas\": 2}", "application/json").statusCode()).isEqualTo(200);
+    NodeProcesses.await("one replica running on each replica node", Duration.ofSeconds(60),
+        () -> NodeProcesses.deployment(API[0]).filter(d -> running(d) == 2
+            && onNode(d, REPLICA_NODE_1).size() == 1 && onNode(d, REPLICA_NODE_2).size() == 1),
+        all());
+  }
+
+  @AfterAll
+  static void stopCluster() throws Exception {
+    for (NodeProcess node : all()) {
+      if (node != null) {
+        node.close();
+      }
+    }
+  }
+
+  @Test
+  @Order(1)
+  void aReplicaNodeKilledUnderLoadLosesNoRequestThatHadNotStarted() throws Exception {
+    TreeSet<String> dead = onNode(NodeProcesses.deployment(API[0]).orElseThrow(), REPLICA_NODE_2);
+    long kill;
+    FaultLoad load = new FaultLoad(INGRESS[1], 32, TOKENS);
+    try {
+      awaitCompleted(load, 64, 0);
+      kill = System.nanoTime();
+      replicas2.process.destroyForcibly();  // SIGKILL
+      JsonNode replaced = NodeProcesses.await("a replacement running on the surviving node",
+          Duration.ofSeconds(30), () -> NodeProcesses.deployment(API[0]).filter(d ->
+              running(d) == 2 && onNode(d, REPLICA_NODE_2).isEmpty()), all());
+      Duration replacedAfter = Duration.ofNanos(System.nanoTime() - kill);
+      assertThat(replicaIdsOf(replaced)).doesNotContainAnyElementsOf(dead);
+      assertThat(replacedAfter).as("replacement running").isLessThan(Duration.ofSeconds(20));
+      awaitCompleted(load, 64, System.nanoTime());
+    } finally {
+      load.close();
+    }
+    // A request already sent to the killed replica may have started there: it is never sent
+    // again, so it fails, promptly. Every request sent after the kill is served.
+    List<Outcome> failed = load.startedAfter(kill, o -> o.fate() == Fate.REFUSED
+        || o.fate() == Fate.FAILED_BEFORE_HEAD);
+    assertThat(failed).as("requests started after the kill: routed again, never failed; "
+        + "relative to the kill:" + FaultLoad.timeline(failed, kill)).isEmpty();
+    for (Outcome inFlight : load.outcomes().stream().filter(o -> o.fate() == Fate.REFUSED
+        || o.fate() == Fate.FAILED_BEFORE_HEAD).toList()) {
+      assertThat(inFlight.status()).as("sent before the kill: " + inFlight).isEqualTo(502);
+      assertThat(Duration.ofNanos(inFlight.endNanos() - kill)).as("ends promptly: " + inFlight)
+          .isLessThan(Duration.ofSeconds(5));
+    }
+    List<Outcome> broken = load.outcomes().stream().filter(o -> o.fate() == Fate.BROKEN)
+        .toList();
+    assertThat(broken).as("streams running on the killed node").isNotEmpty();
+    for (Outcome stream : broken) {
+      assertThat(Duration.ofNanos(stream.endNanos() - kill))
+          .as("a broken stream ends promptly: " + stream).isLessThan(Duration.ofSeconds(5));
+    }
+  }
+
+  @Test
+  @Order(2)
+  void theSingletonNodeLeavingGracefullyHandsOverWithoutRestartingAReplica() throws Exception {
+    assertThat(TestNodes.api(API[0], "PATCH", "/api/applications/llm/deployments/sim",
+        "{\"num_replicas\": 3}", "application/json").statusCode()).isEqualTo(200);
+    JsonNode before = NodeProcesses.await("3 replicas running", Duration.ofSeconds(30),
+        () -> NodeProcesses.deployment(API[0]).filter(d -> running(d) == 3
+            && d.path("replicas").size() == 3), all());
+    String host = singletonsOn(API[0]);
+    assertThat(host).endsWith(":" + REMOTING[0]);
+
+    FaultLoad load = new FaultLoad(INGRESS[1], 16, TOKENS);
+    long leave;
+    try {
+      awaitCompleted(load, 32, 0);
+      // A long stream through the leaving node's own ingress: the node drains it before leaving.
+      CompletableFuture<Boolean> head = new CompletableFuture<>();
+      CompletableFuture<HttpResponse<String>> drained = longStream(INGRESS[0], head);
+      head.get(10, TimeUnit.SECONDS);
+      leave = System.nanoTime();
+      control[0].process.destroy();  // SIGTERM
+      assertThat(drained.get(30, TimeUnit.SECONDS).body())
+          .as("the stream through the leaving node's ingress").endsWith("data: [DONE]\n\n");
+      assertThat(control[0].process.waitFor(60, TimeUnit.SECONDS)).isTrue();
+      awaitServingAgain(load, leave, API[1], host);
+    } finally {
+      load.close();
+    }
+    Duration gap = unroutedAfter(load, leave);
+    assertThat(gap).as("graceful hand-over: no request routed for").isLessThan(
+        Duration.ofSeconds(10));
+    assertUnchanged(before, API[1]);
+  }
+
+  @Test
+  @Order(3)
+  void theSingletonNodeKilledFailsRequestsFastAndAdoptsEveryReplica() throws Exception {
+    // The singletons run on whichever of the two remaining control nodes is older.
+    int host = singletonsOn(API[1]).endsWith(":" + REMOTING[1]) ? 1 : 2;
+    int survivor = 3 - host;
+    JsonNode before = NodeProcesses.deployment(API[host]).orElseThrow();
+    FaultLoad load = new FaultLoad(INGRESS[survivor], 16, TOKENS);
+    long kill;
+    try {
+      awaitCompleted(load, 32, 0);
+      String old = singletonsOn(API[survivor]);
+      kill = System.nanoTime();
+      control[host].process.destroyForcibly();  // SIGKILL
+      awaitServingAgain(load, kill, API[survivor], old);
+    } finally {
+      load.close();
+    }
+    List<Outcome> refused = load.startedAfter(kill, o -> o.fate() == Fate.REFUSED);
+    assertThat(refused).as("new requests during the gap").isNotEmpty();
+    long known = refused.stream().mapToLong(Outcome::endNanos).min().orElseThrow();
+    // While no router is reachable the ingress answers at once (membership tells it); once the
+    // new router runs, its own first answers may take an Artery round trip on a busy machine.
+    for (Outcome late : load.startedAfter(known, o -> o.fate() == Fate.REFUSED
+        && !o.detail().startsWith("the router started"))) {
+      assertThat(late.took()).as("a 503 once the gap is known: " + late + "; relative to the "
+              + "kill:" + FaultLoad.timeline(load.startedAfter(late.startNanos() - 300_000_000L,
+                  o -> o.fate() != Fate.COMPLETED), kill))
+          .isLessThan(Duration.ofMillis(100));
+    }
+    Duration gap = unroutedAfter(load, kill);
+    assertThat(gap).as("kill -9 of the singletons' node: no request routed for")
+        .isLessThan(Duration.ofSeconds(25));
+    assertUnchanged(before, API[survivor]);
+  }
+
+  /**
+   * Streams flowing through a surviving ingress all completed; every request refused meanwhile
+   * got 503 router_unreachable; and traffic is routed again.
+   */
+  private static void awaitServingAgain(FaultLoad load, long fault, int api, String gone)
+      throws Exception {
+    NodeProcesses.await("the singletons on the next control node", Duration.ofSeconds(40),
+        () -> Optional.of(singletonsOn(api)).filter(s -> !s.isEmpty() && !s.equals(gone)),
+        all());
+    awaitCompleted(load, 32, System.nanoTime());
+    List<Outcome> afterFault = load.startedAfter(fault, o -> true);
+    assertThat(load.outcomes().stream().filter(o -> o.fate() == Fate.BROKEN
+        || o.fate() == Fate.FAILED_BEFORE_HEAD).toList())
+        .as("streams through a surviving ingress are never touched").isEmpty();
+    assertThat(afterFault.stream().filter(o -> o.fate() == Fate.REFUSED)
+        .filter(o -> o.status() != 503 || !o.reason().equals("router_unreachable")).toList())
+        .as("refusals during the gap: 503 router_unreachable").isEmpty();
+  }
+
+  /** Same replica ids, none started, none left running unmanaged, desired state intact. */
+  private static void assertUnchanged(JsonNode before, int api) throws Exception {
+    JsonNode after = NodeProcesses.await("every replica adopted", Duration.ofSeconds(20),
+        () -> NodeProcesses.deployment(api).filter(d -> running(d) == 3), all());
+    assertThat(replicaIdsOf(after)).isEqualTo(replicaIdsOf(before));
+    assertThat(after.path("replicas").size()).as("replica records").isEqualTo(3);
+    assertThat(after.path("target_replicas").asInt()).isEqualTo(3);
+    assertThat(NodeProcesses.listening(R1_FIRST, R1_LAST)).as("replica endpoints listening")
+        .isEqualTo(3);
+  }
+
+  /** From the fault until the first request routed after the last refusal (zero if none). */
+  private static Duration unroutedAfter(FaultLoad load, long fault) {
+    long lastRefusal = load.startedAfter(fault, o -> o.fate() == Fate.REFUSED).stream()
+        .mapToLong(Outcome::startNanos).max().orElse(fault);
+    long firstRouted = load.startedAfter(lastRefusal, o -> o.fate() == Fate.COMPLETED).stream()
+        .min(Comparator.comparingLong(Outcome::startNanos)).orElseThrow().startNanos();
+    return lastRefusal == fault ? Duration.ZERO : Duration.ofNanos(firstRouted - fault);
+  }
+
+  private static void awaitCompleted(FaultLoad load, int count, long startedAfter)
+      throws Exception {
+    try {
+      NodeProcesses.await(count + " streams completed", Duration.ofSeconds(60), () ->
+          load.startedAfter(startedAfter, o -> o.fate() == Fate.COMPLETED).size() >= count
+              ? Optional.of(true) : Optional.empty(), all());
+    } catch (AssertionError e) {
+      throw new AssertionError("requests so far: " + load.summary(startedAfter) + "\n"
+          + e.getMessage(), e);
+    }
+  }
+
+  private static CompletableFuture<HttpResponse<String>> longStream(int ingress,
+      CompletableFuture<Boolean> head) {
+    HttpRequest request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + ingress
+            + "/v1/chat/completions"))
+        .POST(HttpRequest.BodyPublishers.ofString("{\"messages\":[{\"role\":\"user\","
+            + "\"content\":\"drain me\"}],\"max_tokens\":100,\"stream\":true}"))
+        .header("content-type", "application/json").build();
+    return TestNodes.HTTP.sendAsync(request, info -> {
+      head.complete(info.statusCode() == 200);
+      return HttpResponse.BodySubscribers.ofString(java.nio.charset.StandardCharsets.UTF_8);
+    });
+  }
+
+  private static String singletonsOn(int api) {
+    return NodeProcesses.get(api, "/api/cluster")
+        .map(cluster -> cluster.path("singletons").path("controller").asText()).orElse("");
+  }
+
+  private static long running(JsonNode deployment) {
+    return deployment.path("current_replicas").asLong();
+  }
+
+  private static TreeSet<String> onNode(JsonNode deployment, int remoting) {
+    TreeSet<String> ids = new TreeSet<>();
+    deployment.path("replicas").forEach(row -> {
+      if (row.path("node").asText().endsWith(":" + remoting)) {
+        ids.add(row.path("replica_id").asText());
+      }
+    });
+    return ids;
+  }
+
+  private static TreeSet<String> replicaIdsOf(JsonNode deployment) {
+    return NodeProcesses.replicaIds(deployment);
+  }
+
+  private static NodeProcess[] all() {
+    return new NodeProcess[] {control[0], control[1], control[2], replicas1, replicas2};
+  }
+}
