@@ -40,9 +40,6 @@ public record ReplicaSet(
     modelIds = List.copyOf(modelIds);
     routerKwargs = java.util.Map.copyOf(routerKwargs);
     replicas = List.copyOf(replicas);
-    if (removed && !replicas.isEmpty()) {
-      throw new IllegalArgumentException("a removed deployment's set has no replicas");
-    }
   }
 
   public Optional<ReplicaInfo> find(String replicaId) {

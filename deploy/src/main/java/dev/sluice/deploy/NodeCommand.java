@@ -54,6 +54,26 @@ final class NodeCommand implements Callable<Integer> {
       description = "Port of POST /internal/route on control nodes (default: 8500; -1 = none).")
   Integer routerPort;
 
+  @Option(names = "--discovery", paramLabel = "METHOD",
+      description = "How to find the cluster: seed-nodes (default; --seed-nodes), "
+          + "kubernetes-api (pods labelled app=sluice, no seed nodes) or config "
+          + "(--contact-points).")
+  String discovery;
+
+  @Option(names = "--contact-points", paramLabel = "HOST:PORT,...",
+      description = "With --discovery config: the management endpoints of the nodes that may "
+          + "form the cluster.")
+  String contactPoints;
+
+  @Option(names = "--required-contact-points", paramLabel = "N",
+      description = "Contact points that must agree before a new cluster forms (default: 2).")
+  Integer requiredContactPoints;
+
+  @Option(names = "--management-port", paramLabel = "PORT",
+      description = "Pekko Management endpoint (/ready, /alive, bootstrap; default: 7626). On "
+          + "when --discovery is not seed-nodes.")
+  Integer managementPort;
+
   @Option(names = "--exit-with-parent", hidden = true,
       description = "Stop when the process that started this one ends (sluice local --nodes).")
   boolean exitWithParent;
@@ -73,6 +93,10 @@ final class NodeCommand implements Callable<Integer> {
     put(given, "sluice.ingress.port", ingressPort);
     put(given, "sluice.controller.api.port", apiPort);
     put(given, "sluice.router.http.port", routerPort);
+    put(given, "sluice.cluster.discovery", discovery);
+    put(given, "sluice.cluster.contact-points", contactPoints);
+    put(given, "sluice.cluster.required-contact-points", requiredContactPoints);
+    put(given, "sluice.cluster.management.port", managementPort);
     NodeOptions options = new NodeOptions(parsed, Optional.ofNullable(host),
         Optional.ofNullable(port), seeds, Optional.ofNullable(config),
         ConfigFactory.parseMap(given));
@@ -109,6 +133,10 @@ final class NodeCommand implements Callable<Integer> {
       java.util.Set<Role> roles) {
     Ports.requireFree(config.getString("pekko.remote.artery.canonical.hostname"), Map.of(
         "cluster remoting", config.getInt("pekko.remote.artery.canonical.port")));
+    if (ClusterFormation.managementEnabled(config)) {
+      Ports.requireFree(config.getString("pekko.management.http.hostname"), Map.of(
+          "management", config.getInt("pekko.management.http.port")));
+    }
     if (roles.contains(Role.INGRESS)) {
       Ports.requireFree(config.getString("sluice.ingress.host"),
           Map.of("ingress", config.getInt("sluice.ingress.port")));

@@ -40,7 +40,6 @@ import org.apache.pekko.actor.typed.javadsl.AskPattern;
 import org.apache.pekko.cluster.typed.Cluster;
 import org.apache.pekko.cluster.typed.ClusterSingleton;
 import org.apache.pekko.cluster.typed.ClusterSingletonSettings;
-import org.apache.pekko.cluster.typed.Join;
 import org.apache.pekko.cluster.typed.SingletonActor;
 import org.apache.pekko.http.javadsl.ServerBinding;
 import org.slf4j.Logger;
@@ -73,7 +72,7 @@ public final class SluiceNode implements AutoCloseable {
     Config config = config(options);
     this.system = ActorSystem.create(SpawnProtocol.create(), "sluice", config);
     try {
-      join(options);
+      ClusterFormation.join(system, options.seedNodes());
       log.info("Node {} joining with roles {}; singletons (controller, llm-router, capacity-queue) run on the "
           + "oldest node with role control", system.address(), options.roles());
       this.apps = options.has(Role.CONTROL)
@@ -178,16 +177,6 @@ public final class SluiceNode implements AutoCloseable {
     return binding;
   }
 
-  private void join(NodeOptions options) {
-    Cluster cluster = Cluster.get(system);
-    if (options.seedNodes().isEmpty()) {
-      cluster.manager().tell(Join.create(cluster.selfMember().address()));
-    } else {
-      List<Address> seeds = options.seedNodes().stream().map(SluiceNode::seedAddress).toList();
-      cluster.manager().tell(new org.apache.pekko.cluster.typed.JoinSeedNodes(seeds));
-    }
-  }
-
   static Address seedAddress(String hostPort) {
     int colon = hostPort.lastIndexOf(':');
     try {
@@ -238,6 +227,7 @@ public final class SluiceNode implements AutoCloseable {
     return ConfigFactory.empty().withValue(
             "pekko.coordinated-shutdown.phases.service-requests-done.timeout",
             ConfigValueFactory.fromAnyRef(drain.plusSeconds(5).toMillis() + "ms"))
+        .withFallback(ClusterFormation.pekkoSettings(config))
         .withFallback(config);
   }
 
