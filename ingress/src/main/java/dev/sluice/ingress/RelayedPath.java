@@ -134,6 +134,7 @@ final class RelayedPath {
     long created = System.currentTimeMillis() / 1000;
     SseFrames frames = new SseFrames(parsed, id, created);
     Source<String, NotUsed> tokens = streaming.tokens().getSource()
+        .mapConcat(dev.sluice.core.relay.TokenBatch::tokens)
         .watchTermination((notUsed, done) -> {
           done.whenCompleteAsync((d, failure) -> selection.ended(), executor);
           return notUsed;

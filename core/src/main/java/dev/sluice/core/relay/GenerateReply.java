@@ -10,10 +10,10 @@ import org.apache.pekko.stream.SourceRef;
 public sealed interface GenerateReply extends ClusterMessage {
 
   /**
-   * Generation started: the tokens come through {@code tokens}, one element per token; the
-   * ingress frames them for the client.
+   * Generation started: the tokens come through {@code tokens}, in batches of those generated
+   * since the last element was sent; the ingress frames each token for the client.
    */
-  record Streaming(String replicaId, CompletionRequest request, SourceRef<String> tokens)
+  record Streaming(String replicaId, CompletionRequest request, SourceRef<TokenBatch> tokens)
       implements GenerateReply {
     public Streaming {
       Objects.requireNonNull(replicaId, "replicaId");

@@ -6,6 +6,7 @@ import dev.sluice.core.openai.CompletionRequest;
 import dev.sluice.core.openai.CompletionRequestParser;
 import dev.sluice.core.relay.Generate;
 import dev.sluice.core.relay.GenerateReply;
+import dev.sluice.core.relay.TokenBatch;
 import dev.sluice.replica.engine.Engine;
 import dev.sluice.replica.engine.GenerationRequest;
 import java.util.Optional;
@@ -19,7 +20,7 @@ import org.apache.pekko.stream.javadsl.StreamRefs;
 /**
  * The replica's side of the relayed path: the same slots, reservations, validation and engine
  * as its HTTP endpoint, but the request arrives as a {@link Generate} message and the tokens leave
- * through a stream ref, one element per token, for the ingress to frame.
+ * through a stream ref in {@link TokenBatch}es, for the ingress to frame.
  */
 public final class RelayHandler {
 
@@ -72,9 +73,23 @@ public final class RelayHandler {
           done.whenCompleteAsync((d, failure) -> slot.release(), executor);
           return notUsed;
         })
+        // Tokens the ingress has not asked for yet travel together: one message per batch.
+        .batch(TokenBatch.MAX_TOKENS, RelayHandler::firstOf, RelayHandler::add)
+        .map(TokenBatch::new)
         .runWith(StreamRefs.sourceRef(), materializer);
     return CompletableFuture.completedFuture(
         new GenerateReply.Streaming(replicaId, request, tokens));
+  }
+
+  private static java.util.List<String> firstOf(String token) {
+    java.util.List<String> batch = new java.util.ArrayList<>();
+    batch.add(token);
+    return batch;
+  }
+
+  private static java.util.List<String> add(java.util.List<String> batch, String token) {
+    batch.add(token);
+    return batch;
   }
 
   private CompletionStage<GenerateReply> refuse(ServeReason reason, String message) {
