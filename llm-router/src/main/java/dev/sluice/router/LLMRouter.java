@@ -41,7 +41,7 @@ public final class LLMRouter extends AbstractBehavior<LLMRouter.Command> {
 
   public sealed interface Command permits Route, Choose, RequestCompleted, Stop, SetChanged,
       LoadReported, ProbeAnswered, ProbeFailed, RankFor, ReservedBy, Observed, Leased,
-      FellBack {}
+      FellBack, LLMRouter.HeldCheck {}
 
   /** Pick a replica for one request (pick-only, the direct-streaming path). */
   public record Route(RouteRequest request, ActorRef<RouteResult> replyTo)
@@ -118,6 +118,18 @@ public final class LLMRouter extends AbstractBehavior<LLMRouter.Command> {
 
   /** How long a new router waits for its first replica set before saying "no replicas". */
   private static final Duration WARM_UP = Duration.ofSeconds(10);
+  /**
+   * Meanwhile a request waits this long for the sets (a failover's controller publishes them
+   * within a second or so of the router starting) before it is answered router_unreachable.
+   */
+  private static final Duration HOLD = Duration.ofMillis(1500);
+  private static final int MAX_HELD = 10_000;
+
+  private record Held(Route route, long sinceNanos) {}
+
+  private enum HeldCheck implements Command, Internal { INSTANCE }
+
+  private final java.util.ArrayDeque<Held> held = new java.util.ArrayDeque<>();
 
   private LLMRouter(ActorContext<Command> context, SluiceMetrics metrics,
       Optional<ActorRef<CapacityQueue.Command>> queue, Duration defaultBudget) {
@@ -170,6 +182,7 @@ public final class LLMRouter extends AbstractBehavior<LLMRouter.Command> {
         .onMessage(Observed.class, m -> onObserved(m.replica(), m.ongoing()))
         .onMessage(Leased.class, this::onLeased)
         .onMessage(FellBack.class, this::onFellBack)
+        .onMessage(HeldCheck.class, m -> onHeldCheck())
         .onMessage(Stop.class, m -> Behaviors.stopped())
         .build();
   }
@@ -179,15 +192,42 @@ public final class LLMRouter extends AbstractBehavior<LLMRouter.Command> {
     if (deployments.apply(changed.set())) {
       loads.retain(deployments.liveReplicas());
     }
+    while (!held.isEmpty()) {
+      onRoute(held.pollFirst().route());
+    }
     return this;
+  }
+
+  private Behavior<Command> onHeldCheck() {
+    long now = System.nanoTime();
+    while (!held.isEmpty() && now - held.peekFirst().sinceNanos() >= HOLD.toNanos()) {
+      notYet(held.pollFirst().route());
+    }
+    if (!held.isEmpty()) {
+      getContext().scheduleOnce(HOLD.dividedBy(6), getContext().getSelf(), HeldCheck.INSTANCE);
+    }
+    return this;
+  }
+
+  private void notYet(Route route) {
+    route.replyTo().tell(new RouteResult.NotRouted(ServeReason.ROUTER_UNREACHABLE,
+        "the router started " + (System.nanoTime() - startedNanos) / 1_000_000
+            + " ms ago and has not received the replica sets yet"));
   }
 
   private Behavior<Command> onRoute(Route route) {
     if (!heardSets && System.nanoTime() - startedNanos < WARM_UP.toNanos()) {
-      // Just started (a failover): no replica set yet is not the same as no replicas.
-      route.replyTo().tell(new RouteResult.NotRouted(ServeReason.ROUTER_UNREACHABLE,
-          "the router started " + (System.nanoTime() - startedNanos) / 1_000_000
-              + " ms ago and has not received the replica sets yet"));
+      // Just started (a failover): no replica set yet is not the same as no replicas. The
+      // request waits a little for the controller's first publication.
+      if (held.size() < MAX_HELD) {
+        if (held.isEmpty()) {
+          getContext().scheduleOnce(HOLD.dividedBy(6), getContext().getSelf(),
+              HeldCheck.INSTANCE);
+        }
+        held.addLast(new Held(route, System.nanoTime()));
+      } else {
+        notYet(route);
+      }
       return this;
     }
     Optional<Target> leased = deployments.resolve(route.request())
