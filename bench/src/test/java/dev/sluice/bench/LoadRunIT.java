@@ -86,7 +86,9 @@ class LoadRunIT {
 
     assertThat(result.ok()).isEqualTo(10);
     assertThat(result.outputTokens()).isEqualTo(100);
-    assertThat(result.ttftMs().p50()).isBetween(90.0, 160.0);
+    // The engine's 100 ms plus whatever a 2-core machine running the suite adds (163 ms seen):
+    // far from 0 (nothing measured) and from the whole stream (100 + 9 x 40 = 460 ms).
+    assertThat(result.ttftMs().p50()).isBetween(90.0, 250.0);
     assertThat(result.itlMs().p50()).isBetween(30.0, 60.0);
     assertThat(result.itlMs().count()).isEqualTo(90);
   }
