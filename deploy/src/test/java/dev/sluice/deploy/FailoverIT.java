@@ -37,6 +37,7 @@ class FailoverIT {
   private static final int[] REMOTING = {18801, 18802, 18803};
   private static final int[] INGRESS = {18811, 18812, 18813};
   private static final int[] API = {18821, 18822, 18823};
+  private static final int[] ROUTER = {18851, 18852, 18853};
   private static final int REPLICA_NODE_1 = 18804;
   private static final int REPLICA_NODE_2 = 18805;
   private static final int R1_FIRST = 18830;
@@ -55,12 +56,13 @@ class FailoverIT {
   static void startCluster() throws Exception {
     Path app = TestNodes.appFile(TestNodes.app(1, 0, 20, 64));
     // The first control node forms the cluster, so it is the oldest: the singletons run there.
-    control[0] = NodeProcesses.control(REMOTING[0], SEEDS, INGRESS[0], API[0], Optional.of(app));
+    control[0] = NodeProcesses.control(REMOTING[0], SEEDS, INGRESS[0], API[0], ROUTER[0],
+        Optional.of(app));
     NodeProcesses.await("the first control node is up", Duration.ofSeconds(60),
         () -> NodeProcesses.members(API[0], "Up") >= 1 ? Optional.of(true) : Optional.empty(),
         control[0]);
     for (int i = 1; i < 3; i++) {
-      control[i] = NodeProcesses.control(REMOTING[i], SEEDS, INGRESS[i], API[i],
+      control[i] = NodeProcesses.control(REMOTING[i], SEEDS, INGRESS[i], API[i], ROUTER[i],
           Optional.empty());
     }
     replicas1 = NodeProcesses.replica(REPLICA_NODE_1, SEEDS, R1_FIRST + "-" + R1_LAST);
@@ -196,15 +198,27 @@ class FailoverIT {
     JsonNode before = NodeProcesses.deployment(API[host]).orElseThrow();
     FaultLoad load = new FaultLoad(INGRESS[survivor], STREAMS, TOKENS);
     long kill;
+    Duration routeTook;
+    String routeAnswer;
     try {
       awaitCompleted(load, 32, 0);
       String old = singletonsOn(API[survivor]);
       kill = System.nanoTime();
       control[host].process.destroyForcibly();  // SIGKILL
+      // Once the gap is known, the router endpoint an external data plane asks fails fast too.
+      NodeProcesses.await("the gap known to the surviving ingress", Duration.ofSeconds(30),
+          () -> load.startedAfter(kill, o -> o.fate() == Fate.REFUSED).isEmpty()
+              ? Optional.empty() : Optional.of(true), all());
+      long asked = System.nanoTime();
+      HttpResponse<String> route = TestNodes.post(ROUTER[survivor], "/internal/route", "{}");
+      routeTook = Duration.ofNanos(System.nanoTime() - asked);
+      routeAnswer = route.statusCode() + " " + route.body();
       awaitServingAgain(load, kill, API[survivor], old);
     } finally {
       load.close();
     }
+    assertThat(routeAnswer).startsWith("503").contains("router unreachable");
+    assertThat(routeTook).as("/internal/route during the gap").isLessThan(Duration.ofSeconds(1));
     List<Outcome> refused = load.startedAfter(kill, o -> o.fate() == Fate.REFUSED);
     assertThat(refused).as("new requests during the gap").isNotEmpty();
     long known = refused.stream().mapToLong(Outcome::endNanos).min().orElseThrow();

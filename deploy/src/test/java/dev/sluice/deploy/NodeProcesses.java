@@ -26,10 +26,16 @@ final class NodeProcesses {
   /** A {@code control,ingress} node. */
   static NodeProcess control(int remoting, String seeds, int ingress, int api,
       Optional<Path> config) throws IOException {
+    return control(remoting, seeds, ingress, api, -1, config);
+  }
+
+  /** A {@code control,ingress} node with {@code POST /internal/route} on {@code router}. */
+  static NodeProcess control(int remoting, String seeds, int ingress, int api, int router,
+      Optional<Path> config) throws IOException {
     List<String> args = new ArrayList<>(List.of("node", "--roles", "control,ingress", "--host",
         "127.0.0.1", "--port", String.valueOf(remoting), "--seed-nodes", seeds,
         "--ingress-port", String.valueOf(ingress), "--api-port", String.valueOf(api),
-        "--router-port", "-1"));
+        "--router-port", String.valueOf(router)));
     config.ifPresent(file -> args.addAll(List.of("--config", file.toString())));
     return NodeProcess.start(JVM, SluiceCli.class, args, Map.of());
   }

@@ -1,6 +1,7 @@
 package dev.sluice.router.http;
 
 import dev.sluice.capacity.CapacityQueue;
+import dev.sluice.core.cluster.SingletonWatch;
 import dev.sluice.core.http.ClusterToken;
 import dev.sluice.core.http.JsonText;
 import dev.sluice.core.http.RequestIds;
@@ -95,13 +96,21 @@ public final class RouterHttpEndpoint {
     Optional<String> finalSession = session;
     Optional<String> cut = truncated;
     String id = RequestIds.accept(requestId);
+    SingletonWatch controlPlane = SingletonWatch.get(system);
+    Optional<String> gap = controlPlane.unavailable();
+    if (gap.isPresent()) {
+      // A failover is under way: the data plane hears it now, not after the ask timeout.
+      request.discardEntityBytes(materializer);
+      return CompletableFuture.completedFuture(json(503, detail("router unreachable: "
+          + gap.get())));
+    }
     return request.entity()
         .toStrict(settings.askTimeout().toMillis(), settings.maxBodyBytes(), materializer)
-        .thenComposeAsync(strict -> AskPattern.<LLMRouter.Command, RouteResult>ask(router,
-            replyTo -> new LLMRouter.Route(new RouteRequest(id, finalSession,
-                body(strict.getData().toArray(), cut),
+        .thenComposeAsync(strict -> controlPlane.track(AskPattern.<LLMRouter.Command,
+            RouteResult>ask(router, replyTo -> new LLMRouter.Route(new RouteRequest(id,
+                finalSession, body(strict.getData().toArray(), cut),
                 settings.askTimeout().toMillis() * 9 / 10), replyTo),
-            settings.askTimeout(), system.scheduler()))
+            settings.askTimeout(), system.scheduler()).toCompletableFuture()))
         .thenApplyAsync(this::answer, system.executionContext())
         .exceptionallyAsync(failure -> json(503, detail("router unreachable: " + failure)),
             system.executionContext());
