@@ -25,10 +25,12 @@ class LocalClusterIT {
         List.of("local", "--nodes", "3", "--port", String.valueOf(INGRESS), "--api-port",
             String.valueOf(API), "--router-port", "-1", "--remoting-port",
             String.valueOf(REMOTING)), Map.of())) {
-      local.awaitOutput("Sluice local is ready: 3 node processes", Duration.ofSeconds(150));
+      // The banner's last line: everything before it has been written.
+      local.awaitOutput("Ctrl-C stops every node", Duration.ofSeconds(150));
       List<ProcessHandle> nodes = local.process.descendants().toList();
       assertThat(nodes).as("node processes").hasSize(3);
-      assertThat(local.output()).contains("control-1 (control,ingress", "replica-1 (replica",
+      assertThat(local.output()).contains("Sluice local is ready: 3 node processes",
+          "control-1 (control,ingress", "replica-1 (replica",
           "replica-2 (replica");
 
       HttpResponse<String> answer = TestNodes.post(INGRESS, "/v1/chat/completions",
