@@ -160,6 +160,30 @@ class LLMRouterTest {
   }
 
   @Test
+  void aRequestThatArrivesBeforeTheFirstSetWaitsForItAndIsRouted() {
+    var router = testKit.spawn(LLMRouter.create(new dev.sluice.core.metrics.SluiceMetrics(
+        new io.prometheus.metrics.model.registry.PrometheusRegistry())));
+    var topic = testKit.spawn(ReplicaSetTopic.behavior());
+    TestProbe<RouteResult> early = testKit.createTestProbe();
+    router.tell(new LLMRouter.Route(new RouteRequest("early", Optional.empty(),
+        Optional.empty()), early.ref()));
+    early.expectNoMessage(Duration.ofMillis(200));  // held, not refused
+
+    // Publish once this topic knows the router's (its subscription is asynchronous).
+    TestProbe<org.apache.pekko.actor.typed.pubsub.Topic.TopicStats> stats =
+        testKit.createTestProbe();
+    stats.awaitAssert(Duration.ofSeconds(5), () -> {
+      topic.tell(org.apache.pekko.actor.typed.pubsub.Topic.getTopicStats(stats.ref()));
+      assertThat(stats.receiveMessage().topicInstanceCount()).isPositive();
+      return null;
+    });
+    topic.tell(ReplicaSetTopic.publish(set(1, List.of(replica("aaaaaaaa")))));
+    RouteResult answer = early.receiveMessage(Duration.ofSeconds(3));
+    assertThat(answer).isInstanceOf(RouteResult.Routed.class);
+    assertThat(((RouteResult.Routed) answer).replica().id().uniqueId()).isEqualTo("aaaaaaaa");
+  }
+
+  @Test
   void aRemovedDeploymentIsForgottenSoTheOtherOneServesRequestsWithoutAModel() {
     var router = testKit.spawn(LLMRouter.create(new dev.sluice.core.metrics.SluiceMetrics(
         new io.prometheus.metrics.model.registry.PrometheusRegistry())));
