@@ -100,7 +100,14 @@ final class NodeCommand implements Callable<Integer> {
     NodeOptions options = new NodeOptions(parsed, Optional.ofNullable(host),
         Optional.ofNullable(port), seeds, Optional.ofNullable(config),
         ConfigFactory.parseMap(given));
-    requirePortsFree(SluiceNode.config(options), parsed);
+    com.typesafe.config.Config resolved = SluiceNode.config(options);
+    if (ClusterFormation.discovery(resolved) != ClusterFormation.Discovery.SEED_NODES
+        && !seeds.isEmpty()) {
+      throw new IllegalArgumentException("--seed-nodes and --discovery "
+          + resolved.getString("sluice.cluster.discovery") + " exclude each other: the "
+          + "bootstrap finds the nodes itself");
+    }
+    requirePortsFree(resolved, parsed);
     SluiceNode node = SluiceNode.start(options);
     if (exitWithParent) {
       ProcessHandle.current().parent().ifPresent(parent -> parent.onExit()

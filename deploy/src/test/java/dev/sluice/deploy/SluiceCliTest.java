@@ -50,6 +50,27 @@ class SluiceCliTest {
   }
 
   @Test
+  void badDiscoverySettingsAreNamedBeforeAnythingStarts() {
+    int[] code = new int[1];
+    String unknown = stderrOf(() -> code[0] = SluiceCli.execute("node", "--roles", "replica",
+        "--port", "0", "--discovery", "dns"));
+    assertThat(code[0]).isEqualTo(1);
+    assertThat(unknown).contains("sluice.cluster.discovery (--discovery): 'dns' (expected: "
+        + "seed-nodes, kubernetes-api or config)");
+
+    String noPoints = stderrOf(() -> code[0] = SluiceCli.execute("node", "--roles", "replica",
+        "--port", "0", "--discovery", "config"));
+    assertThat(code[0]).isEqualTo(1);
+    assertThat(noPoints).contains("--discovery config needs --contact-points");
+
+    String both = stderrOf(() -> code[0] = SluiceCli.execute("node", "--roles", "replica",
+        "--port", "0", "--discovery", "config", "--contact-points", "127.0.0.1:7626",
+        "--seed-nodes", "127.0.0.1:25520"));
+    assertThat(code[0]).isEqualTo(1);
+    assertThat(both).contains("--seed-nodes and --discovery config exclude each other");
+  }
+
+  @Test
   void missingConfigFileFailsWithItsName() {
     int[] code = new int[1];
     String err = stderrOf(() -> code[0] = SluiceCli.execute("local", "--config", "/no/such.yaml",
