@@ -121,7 +121,7 @@ class FailoverIT {
               running(d) == 2 && onNode(d, REPLICA_NODE_2).isEmpty()), all());
       Duration replacedAfter = Duration.ofNanos(System.nanoTime() - kill);
       replacedAfterNanos = replacedAfter.toNanos();
-      assertThat(replicaIdsOf(replaced)).doesNotContainAnyElementsOf(dead);
+      assertThat(NodeProcesses.replicaIds(replaced)).doesNotContainAnyElementsOf(dead);
       assertThat(replacedAfter).as("replacement running").isLessThan(Duration.ofSeconds(20));
       awaitCompleted(load, 64, System.nanoTime());
     } finally {
@@ -266,7 +266,7 @@ class FailoverIT {
   private static void assertUnchanged(JsonNode before, int api) throws Exception {
     JsonNode after = NodeProcesses.await("every replica adopted", Duration.ofSeconds(20),
         () -> NodeProcesses.deployment(api).filter(d -> running(d) == 3), all());
-    assertThat(replicaIdsOf(after)).isEqualTo(replicaIdsOf(before));
+    assertThat(NodeProcesses.replicaIds(after)).isEqualTo(NodeProcesses.replicaIds(before));
     assertThat(after.path("replicas").size()).as("replica records").isEqualTo(3);
     assertThat(after.path("target_replicas").asInt()).isEqualTo(3);
     assertThat(NodeProcesses.listening(R1_FIRST, R1_LAST)).as("replica endpoints listening")
@@ -335,10 +335,6 @@ class FailoverIT {
       }
     });
     return ids;
-  }
-
-  private static TreeSet<String> replicaIdsOf(JsonNode deployment) {
-    return NodeProcesses.replicaIds(deployment);
   }
 
   private static NodeProcess[] all() {
