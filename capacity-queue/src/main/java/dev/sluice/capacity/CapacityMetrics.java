@@ -7,7 +7,10 @@ import io.prometheus.metrics.core.metrics.Gauge;
 import java.util.HashSet;
 import java.util.Set;
 
-/** The queue's metrics: in-flight and capacity per replica, leases reaped, acquire wait. */
+/**
+ * The queue's metrics: in-flight and capacity per replica, leases granted, released and reaped,
+ * waiters, acquire wait.
+ */
 final class CapacityMetrics {
 
   private static final double[] WAIT_SECONDS = {0.0001, 0.001, 0.005, 0.01, 0.025, 0.05, 0.1,
@@ -18,6 +21,9 @@ final class CapacityMetrics {
   private final CounterDataPoint reaped;
   private final CounterDataPoint exhausted;
   private final DistributionDataPoint wait;
+  private final CounterDataPoint granted;
+  private final CounterDataPoint released;
+  private final io.prometheus.metrics.core.datapoints.GaugeDataPoint waiters;
   private Set<String> shown = new HashSet<>();
 
   CapacityMetrics(SluiceMetrics metrics) {
@@ -33,10 +39,25 @@ final class CapacityMetrics {
         .labelValues();
     this.wait = metrics.histogram("capacity_acquire_wait_seconds",
         "Time an acquire waited for a lease.", WAIT_SECONDS).labelValues();
+    var leases = metrics.counter("capacity_leases_total",
+        "Leases by outcome: granted, or released by the ingress that held them.", "outcome");
+    this.granted = leases.labelValues("granted");
+    this.released = leases.labelValues("released");
+    this.waiters = metrics.gauge("capacity_waiters",
+        "Acquires waiting for a slot to free up (up to their acquire timeout).").labelValues();
   }
 
   void granted(long waitedNanos) {
     wait.observe(waitedNanos / 1e9);
+    granted.inc();
+  }
+
+  void released() {
+    released.inc();
+  }
+
+  void waiters(int count) {
+    waiters.set(count);
   }
 
   void exhausted() {

@@ -149,6 +149,7 @@ public final class CapacityQueue extends AbstractBehavior<CapacityQueue.Command>
         .onMessage(Resume.class, m -> this)
         .onMessage(PublishGauges.class, m -> {
           metrics.update(ledger.snapshot());
+          metrics.waiters(waiting.size());
           return this;
         })
         .onMessage(Stop.class, m -> Behaviors.stopped())
@@ -179,6 +180,7 @@ public final class CapacityQueue extends AbstractBehavior<CapacityQueue.Command>
   }
 
   private Behavior<Command> onRelease(Release release) {
+    metrics.released();
     if (ledger.release(release.leaseId())) {
       wakeWaiters();
     }

@@ -10,13 +10,17 @@ final class Backoff {
   private final long maxNanos;
   private int failures;
   private long notBeforeNanos;
+  private final Runnable onFailure;
 
-  Backoff(long minNanos, long maxNanos) {
+  /** @param onFailure told of every failure (the replacements metric) */
+  Backoff(long minNanos, long maxNanos, Runnable onFailure) {
     this.minNanos = minNanos;
     this.maxNanos = maxNanos;
+    this.onFailure = onFailure;
   }
 
   void failed() {
+    onFailure.run();
     failures++;
     long delay = minNanos << Math.min(failures - 1, 20);
     notBeforeNanos = System.nanoTime() + Math.min(delay < 0 ? maxNanos : delay, maxNanos);

@@ -1,5 +1,6 @@
 package dev.sluice.controller;
 
+import dev.sluice.core.metrics.SluiceMetrics;
 import dev.sluice.core.DeploymentId;
 import dev.sluice.core.ReplicaId;
 import dev.sluice.core.ReplicaInfo;
@@ -95,6 +96,7 @@ public final class Controller extends AbstractBehavior<Controller.Command> {
   private enum Tick implements Internal { INSTANCE }
 
   private final ControllerSettings settings;
+  private final ControllerMetrics metrics = new ControllerMetrics(SluiceMetrics.global());
   private final DesiredStateStore store;
   private final ReplicaSetPublisher publisher;
   private final ActorRef<ReplicaStatusUpdate> statusAdapter;
@@ -126,7 +128,8 @@ public final class Controller extends AbstractBehavior<Controller.Command> {
         HealthAnswered::new);
     this.adoptedAdapter = context.messageAdapter(NodeAgent.NodeReplicas.class, Adopted::new);
     this.membership = new Membership(context.getSystem());
-    this.replicas = new ReplicaTable(context, settings, statusAdapter, publisher, membership);
+    this.replicas = new ReplicaTable(context, settings, statusAdapter, publisher, membership,
+        metrics);
     Cluster.get(context.getSystem()).subscriptions().tell(Subscribe.create(
         context.messageAdapter(ClusterEvent.ReachabilityEvent.class, ReachabilityChanged::new),
         ClusterEvent.ReachabilityEvent.class));
@@ -531,9 +534,11 @@ public final class Controller extends AbstractBehavior<Controller.Command> {
         }
       }
       int from = state.autoscaler.target();
-      state.autoscaler.evaluate(now, total, running).ifPresent(decision -> getContext().getLog()
-          .info("Autoscaling {}: {} -> {} replicas ({})", state.id, from, decision.to(),
-              decision.reason()));
+      state.autoscaler.evaluate(now, total, running).ifPresent(decision -> {
+        metrics.scaled(state.id, from, decision.to());
+        getContext().getLog().info("Autoscaling {}: {} -> {} replicas ({})", state.id, from,
+            decision.to(), decision.reason());
+      });
     }
   }
 
@@ -541,6 +546,7 @@ public final class Controller extends AbstractBehavior<Controller.Command> {
     if (!loaded || adoption.inProgress()) {
       return;
     }
+    long start = System.nanoTime();
     for (DeploymentState state : deployments.values()) {
       List<ReplicaRecord> live = replicas.of(state.id).stream().filter(ReplicaRecord::isLive)
           .toList();
@@ -560,11 +566,13 @@ public final class Controller extends AbstractBehavior<Controller.Command> {
         replicas.drain(record, Optional.empty());
       }
     }
+    metrics.reconciled(System.nanoTime() - start, deployments.values(), replicas);
   }
 
   private Backoff backoff(DeploymentId deployment) {
     return backoffs.computeIfAbsent(deployment, d -> new Backoff(
-        settings.restartBackoffMin().toNanos(), settings.restartBackoffMax().toNanos()));
+        settings.restartBackoffMin().toNanos(), settings.restartBackoffMax().toNanos(),
+        () -> metrics.replaced(d)));
   }
 
   private long healthPeriod(DeploymentId deployment) {

@@ -32,10 +32,12 @@ final class ReplicaTable {
   private final Membership membership;
   private final Map<ReplicaId, ReplicaRecord> replicas = new LinkedHashMap<>();
   private Set<ActorRef<NodeAgent.Command>> nodes = Set.of();
+  private final ControllerMetrics metrics;
 
   ReplicaTable(ActorContext<Controller.Command> context, ControllerSettings settings,
       ActorRef<ReplicaStatusUpdate> reports, ReplicaSetPublisher publisher,
-      Membership membership) {
+      Membership membership, ControllerMetrics metrics) {
+    this.metrics = metrics;
     this.context = context;
     this.settings = settings;
     this.reports = reports;
@@ -97,6 +99,7 @@ final class ReplicaTable {
         List.of(state.llm.modelId()));
     replicas.put(id, new ReplicaRecord(info, node, state.version, System.nanoTime()));
     node.tell(new NodeAgent.SpawnReplica(new ReplicaSpec(id, state.llm), reports));
+    metrics.started(state.id);
     context.getLog().info("Starting replica {} on {}", id, address);
   }
 
@@ -124,6 +127,7 @@ final class ReplicaTable {
         double grace = state != null ? state.llm.deployment().gracefulShutdownTimeoutS()
             : settings.orphanGrace().toSeconds();
         record.node.tell(new NodeAgent.StopReplica(record.info.id(), grace));
+        metrics.stopped(record.info.id().deploymentId());
       }
     }
   }

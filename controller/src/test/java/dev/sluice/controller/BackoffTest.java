@@ -10,7 +10,7 @@ class BackoffTest {
 
   @Test
   void doublesPerFailureUpToTheMaximumAndResetsOnSuccess() {
-    Backoff backoff = new Backoff(100 * MS, 350 * MS);
+    Backoff backoff = new Backoff(100 * MS, 350 * MS, () -> {});
     long now = System.nanoTime();
     assertThat(backoff.mayStart(now)).isTrue();
 

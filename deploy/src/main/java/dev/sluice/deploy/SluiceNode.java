@@ -11,7 +11,11 @@ import dev.sluice.controller.api.ControllerApi;
 import dev.sluice.core.ReplicaSetView;
 import dev.sluice.core.config.ApplicationsConfig;
 import dev.sluice.core.http.ClusterToken;
+import dev.sluice.core.metrics.ActorMetrics;
+import dev.sluice.core.metrics.CountingMailbox;
 import dev.sluice.core.metrics.SluiceMetrics;
+import dev.sluice.deploy.observe.MetricsEndpoint;
+import dev.sluice.deploy.observe.NodeObserver;
 import dev.sluice.ingress.IngressBinding;
 import dev.sluice.ingress.IngressServer;
 import dev.sluice.ingress.IngressSettings;
@@ -64,6 +68,7 @@ public final class SluiceNode implements AutoCloseable {
   private final Optional<IngressBinding> ingressBinding;
   private final Optional<ServerBinding> routerBinding;
   private final Optional<ServerBinding> apiBinding;
+  private final Optional<ServerBinding> metricsBinding;
   private Optional<IngressBinding> relayedBinding = Optional.empty();
   private final ReplicaSetView ingressView = new ReplicaSetView();
 
@@ -75,28 +80,37 @@ public final class SluiceNode implements AutoCloseable {
       ClusterFormation.join(system, options.seedNodes());
       log.info("Node {} joining with roles {}; singletons (controller, llm-router, capacity-queue) run on the "
           + "oldest node with role control", system.address(), options.roles());
+      this.metricsBinding = bindMetrics(config);
+      spawn(NodeObserver.create(SluiceMetrics.global(),
+          config.getDuration("sluice.metrics.stats-interval")), "node-observer");
       this.apps = options.has(Role.CONTROL)
           ? Optional.of(AppConfigs.load(options.appConfig())) : Optional.empty();
       this.capacityQueue = ClusterSingleton.get(system).init(
-          SingletonActor.of(Behaviors.supervise(CapacityQueue.create(
+          SingletonActor.of(ActorMetrics.instrument("capacity-queue",
+                  Behaviors.supervise(CapacityQueue.create(
                       CapacityQueueSettings.fromConfig(config)))
                   .onFailure(SupervisorStrategy.restartWithBackoff(
-                      Duration.ofSeconds(1), Duration.ofSeconds(10), 0.2)), "capacity-queue")
+                      Duration.ofSeconds(1), Duration.ofSeconds(10), 0.2))), "capacity-queue")
+              .withProps(CountingMailbox.selector("capacity-queue"))
               .withStopMessage(CapacityQueue.Stop.INSTANCE)
               .withSettings(controlRole()));
       RouterSettings routerSettings = RouterSettings.fromConfig(config);
       this.router = ClusterSingleton.get(system).init(
-          SingletonActor.of(Behaviors.supervise(LLMRouter.create(SluiceMetrics.global(),
+          SingletonActor.of(ActorMetrics.instrument("llm-router",
+                  Behaviors.supervise(LLMRouter.create(SluiceMetrics.global(),
                       Optional.of(capacityQueue), routerSettings.defaultRouteBudget()))
                   .onFailure(SupervisorStrategy.restartWithBackoff(
-                      Duration.ofMillis(200), Duration.ofSeconds(5), 0.2)), "llm-router")
+                      Duration.ofMillis(200), Duration.ofSeconds(5), 0.2))), "llm-router")
+              .withProps(CountingMailbox.selector("llm-router"))
               .withStopMessage(LLMRouter.Stop.INSTANCE)
               .withSettings(controlRole()));
       ControllerSettings controllerSettings = ControllerSettings.fromConfig(config);
       this.controller = apps.map(desired -> ClusterSingleton.get(system).init(
-          SingletonActor.of(Behaviors.supervise(Controller.create(controllerSettings, desired))
+          SingletonActor.of(ActorMetrics.instrument("controller",
+                  Behaviors.supervise(Controller.create(controllerSettings, desired))
                   .onFailure(SupervisorStrategy.restartWithBackoff(
-                      Duration.ofSeconds(1), Duration.ofSeconds(10), 0.2)), "controller")
+                      Duration.ofSeconds(1), Duration.ofSeconds(10), 0.2))), "controller")
+              .withProps(CountingMailbox.selector("controller"))
               .withStopMessage(Controller.Stop.INSTANCE)
               .withSettings(controlRole())));
       boolean clusterToken = ClusterToken.fromConfig(config).enabled();
@@ -110,7 +124,9 @@ public final class SluiceNode implements AutoCloseable {
         Exposure.warnInternal("every replica endpoint", Exposure.replicaBindHost(config),
             clusterToken);
         String host = config.getString("pekko.remote.artery.canonical.hostname");
-        spawn(NodeAgent.create(ReplicaNodeSettings.fromConfig(config, host)), "node-agent");
+        spawn(ActorMetrics.instrument("node-agent",
+            NodeAgent.create(ReplicaNodeSettings.fromConfig(config, host))), "node-agent",
+            CountingMailbox.selector("node-agent"));
       }
       this.routerBinding = options.has(Role.CONTROL)
           ? bindRouter(routerSettings) : Optional.empty();
@@ -160,6 +176,20 @@ public final class SluiceNode implements AutoCloseable {
     return ClusterSingletonSettings.create(system).withRole(Role.CONTROL.clusterRole());
   }
 
+  private Optional<ServerBinding> bindMetrics(Config config) throws Exception {
+    int port = config.getInt("sluice.metrics.port");
+    if (port < 0) {
+      log.info("Metrics endpoint off (sluice.metrics.port = -1)");
+      return Optional.empty();
+    }
+    ServerBinding binding = await(new MetricsEndpoint(system,
+        SluiceMetrics.global().registry()).bind(config.getString("sluice.metrics.host"), port));
+    binding.addToCoordinatedShutdown(UNBIND_DEADLINE, system);
+    log.info("Prometheus metrics at http://{}:{}/metrics",
+        config.getString("sluice.metrics.host"), binding.localAddress().getPort());
+    return Optional.of(binding);
+  }
+
   private Optional<ServerBinding> bindRouter(RouterSettings settings) throws Exception {
     if (settings.httpPort() < 0) {
       return Optional.empty();
@@ -192,8 +222,12 @@ public final class SluiceNode implements AutoCloseable {
   }
 
   private <T> void spawn(Behavior<T> behavior, String name) throws Exception {
+    spawn(behavior, name, Props.empty());
+  }
+
+  private <T> void spawn(Behavior<T> behavior, String name, Props props) throws Exception {
     await(AskPattern.<SpawnProtocol.Command, ActorRef<T>>ask(system,
-        replyTo -> new SpawnProtocol.Spawn<>(behavior, name, Props.empty(), replyTo),
+        replyTo -> new SpawnProtocol.Spawn<>(behavior, name, props, replyTo),
         STARTUP, system.scheduler()));
   }
 
@@ -269,6 +303,11 @@ public final class SluiceNode implements AutoCloseable {
   /** The controller API's port (control nodes). */
   public Optional<Integer> apiPort() {
     return apiBinding.map(b -> b.localAddress().getPort());
+  }
+
+  /** The port of this node's {@code /metrics} (empty when off). */
+  public Optional<Integer> metricsPort() {
+    return metricsBinding.map(b -> b.localAddress().getPort());
   }
 
   public Optional<Integer> routerPort() {

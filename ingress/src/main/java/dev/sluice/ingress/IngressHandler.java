@@ -4,6 +4,8 @@ import dev.sluice.core.ReplicaSetView;
 import dev.sluice.core.http.SluiceHeaders;
 import dev.sluice.core.openai.CompletionRequest;
 import dev.sluice.ingress.edge.Answer;
+import dev.sluice.ingress.observe.IngressObserver;
+import dev.sluice.ingress.observe.RequestTrace;
 import dev.sluice.ingress.edge.EdgePolicy;
 import dev.sluice.router.LLMRouter;
 import java.util.Optional;
@@ -15,6 +17,11 @@ import org.apache.pekko.http.javadsl.model.HttpHeader;
 import org.apache.pekko.http.javadsl.model.HttpMethods;
 import org.apache.pekko.http.javadsl.model.HttpRequest;
 import org.apache.pekko.http.javadsl.model.HttpResponse;
+import org.apache.pekko.http.javadsl.model.HttpEntities;
+import org.apache.pekko.http.javadsl.model.HttpEntity;
+import org.apache.pekko.http.javadsl.model.ResponseEntity;
+import org.apache.pekko.stream.javadsl.Source;
+import org.apache.pekko.util.ByteString;
 import org.apache.pekko.japi.function.Function;
 
 /**
@@ -28,6 +35,7 @@ final class IngressHandler implements Function<HttpRequest, CompletionStage<Http
   private final EdgePolicy edge;
   private final LocalRoutes local;
   private final RelayedPath relayed;
+  private final IngressObserver observer;
 
   IngressHandler(ActorSystem<?> system, ActorRef<LLMRouter.Command> router,
       ReplicaSetView view, IngressSettings settings) {
@@ -35,12 +43,19 @@ final class IngressHandler implements Function<HttpRequest, CompletionStage<Http
     this.edge = settings.edgePolicy();
     this.local = new LocalRoutes(view);
     this.relayed = new RelayedPath(system, router, view, settings, edge);
+    this.observer = IngressObserver.fromConfig(system.settings().config(), "relayed");
   }
 
   @Override
   public CompletionStage<HttpResponse> apply(HttpRequest request) {
     String path = request.getUri().path();
     String requestId = edge.requestId(header(request, SluiceHeaders.REQUEST_ID));
+    RequestTrace trace = observer.begin(requestId, path);
+    return answer(request, path, requestId).thenApply(response -> observed(response, trace));
+  }
+
+  private CompletionStage<HttpResponse> answer(HttpRequest request, String path,
+      String requestId) {
     Optional<Answer> refused = edge.authenticate(path, header(request, "authorization"),
         requestId);
     if (refused.isEmpty() && LocalRoutes.isCompletion(path)
@@ -52,6 +67,37 @@ final class IngressHandler implements Function<HttpRequest, CompletionStage<Http
     Answer answer = refused.orElseGet(() ->
         local.answer(request.method().value(), path, requestId));
     return CompletableFuture.completedFuture(PekkoAnswers.response(answer));
+  }
+
+  /**
+   * The response, its body counted into {@code trace} as it goes out; the trace ends with the
+   * body's last byte (or when the stream fails or the client leaves).
+   */
+  private HttpResponse observed(HttpResponse response, RequestTrace trace) {
+    String replica = response.getHeader(SluiceHeaders.REPLICA).map(HttpHeader::value)
+        .orElse(null);
+    observer.routed(trace, replica);
+    String type = response.entity().getContentType().mediaType().toString();
+    observer.head(trace, response.status().intValue(),
+        response.getHeader(SluiceHeaders.SERVE_REASON).map(HttpHeader::value).orElse(null),
+        type.startsWith("text/event-stream"));
+    ResponseEntity entity = response.entity();
+    if (entity instanceof HttpEntity.Strict strict) {
+      byte[] body = strict.getData().toArray();
+      trace.body(body, 0, body.length);
+      observer.ended(trace, RequestTrace.Outcome.COMPLETED);
+      return response;
+    }
+    Source<ByteString, Object> counted = entity.getDataBytes().map(bytes -> {
+      byte[] array = bytes.toArray();
+      trace.body(array, 0, array.length);
+      return bytes;
+    }).watchTermination((mat, done) -> {
+      done.whenComplete((d, failure) -> observer.ended(trace, failure == null
+          ? RequestTrace.Outcome.COMPLETED : RequestTrace.Outcome.ABORTED));
+      return mat;
+    });
+    return response.withEntity(HttpEntities.createChunked(entity.getContentType(), counted));
   }
 
   private static String header(HttpRequest request, String name) {

@@ -4,6 +4,7 @@ import dev.sluice.capacity.CapacityQueue;
 import dev.sluice.core.ReplicaSetView;
 import dev.sluice.ingress.splice.SpliceServer;
 import dev.sluice.router.LLMRouter;
+import dev.sluice.ingress.observe.IngressObserver;
 import java.io.IOException;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -40,7 +41,8 @@ public final class IngressServer {
         new LocalRoutes(view), settings.edgePolicy());
     try {
       return CompletableFuture.completedFuture(IngressBinding.of(SpliceServer.bind(
-          settings.host(), settings.port(), settings.splice(), routing, onFatal)));
+          settings.host(), settings.port(), settings.splice(), routing, onFatal,
+          IngressObserver.fromConfig(system.settings().config(), "direct"))));
     } catch (IOException e) {
       return CompletableFuture.failedFuture(e);
     }

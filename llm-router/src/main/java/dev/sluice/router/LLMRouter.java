@@ -130,11 +130,14 @@ public final class LLMRouter extends AbstractBehavior<LLMRouter.Command> {
   private enum HeldCheck implements Command, Internal { INSTANCE }
 
   private final java.util.ArrayDeque<Held> held = new java.util.ArrayDeque<>();
+  private final io.prometheus.metrics.core.datapoints.GaugeDataPoint heldGauge;
 
   private LLMRouter(ActorContext<Command> context, SluiceMetrics metrics,
       Optional<ActorRef<CapacityQueue.Command>> queue, Duration defaultBudget) {
     super(context);
     this.metrics = metrics;
+    this.heldGauge = metrics.gauge("router_held_requests", "Requests a router that has just "
+        + "started holds until its first replica sets arrive (its stash).").labelValues();
     this.queue = queue;
     this.defaultBudget = defaultBudget;
     this.deployments = new Deployments(loads, metrics);
@@ -195,6 +198,7 @@ public final class LLMRouter extends AbstractBehavior<LLMRouter.Command> {
     while (!held.isEmpty()) {
       onRoute(held.pollFirst().route());
     }
+    heldGauge.set(held.size());
     return this;
   }
 
@@ -203,6 +207,7 @@ public final class LLMRouter extends AbstractBehavior<LLMRouter.Command> {
     while (!held.isEmpty() && now - held.peekFirst().sinceNanos() >= HOLD.toNanos()) {
       notYet(held.pollFirst().route());
     }
+    heldGauge.set(held.size());
     if (!held.isEmpty()) {
       getContext().scheduleOnce(HOLD.dividedBy(6), getContext().getSelf(), HeldCheck.INSTANCE);
     }
@@ -225,6 +230,7 @@ public final class LLMRouter extends AbstractBehavior<LLMRouter.Command> {
               HeldCheck.INSTANCE);
         }
         held.addLast(new Held(route, System.nanoTime()));
+        heldGauge.set(held.size());
       } else {
         notYet(route);
       }

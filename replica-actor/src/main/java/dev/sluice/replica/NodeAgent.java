@@ -1,5 +1,7 @@
 package dev.sluice.replica;
 
+import dev.sluice.core.metrics.ActorMetrics;
+import dev.sluice.core.metrics.CountingMailbox;
 import dev.sluice.core.ReplicaId;
 import dev.sluice.core.ReplicaLoad;
 import dev.sluice.core.ReplicaLoadTopic;
@@ -125,8 +127,9 @@ public final class NodeAgent extends AbstractBehavior<NodeAgent.Command> {
       return this;
     }
     ActorRef<ReplicaActor.Command> replica = getContext().spawn(
-        ReplicaActor.create(spawn.spec(), settings.rotatePorts(spawned++), reports, loads),
-        "replica-" + id.uniqueId());
+        ActorMetrics.instrument("replica",
+            ReplicaActor.create(spawn.spec(), settings.rotatePorts(spawned++), reports, loads)),
+        "replica-" + id.uniqueId(), CountingMailbox.selector("replica"));
     getContext().watchWith(replica, new ReplicaTerminated(id));
     replicas.put(id, new Entry(spawn.spec(), replica));
     return this;

@@ -9,6 +9,7 @@ import dev.sluice.core.config.LlmConfig;
 import dev.sluice.core.serialization.ClusterMessage;
 import dev.sluice.replica.engine.Engine;
 import dev.sluice.replica.engine.Engines;
+import dev.sluice.replica.engine.MeteredEngine;
 import dev.sluice.replica.http.ReplicaEndpointSettings;
 import dev.sluice.replica.http.ReplicaHttpHandler;
 import dev.sluice.replica.http.ReplicaServer;
@@ -78,6 +79,7 @@ public final class ReplicaActor extends AbstractBehavior<ReplicaActor.Command> {
   private long lastLoadNanos;
   private final TimerScheduler<Command> timers;
   private final Engine engine;
+  private final ReplicaMetrics metrics;
   private ReplicaInfo info;
   private ReplicaHttpHandler handler;
   private ServerBinding binding;
@@ -97,7 +99,8 @@ public final class ReplicaActor extends AbstractBehavior<ReplicaActor.Command> {
     this.info = new ReplicaInfo(spec.id(), context.getSystem().address().toString(),
         settings.advertiseHost(), 0, llm.deployment().maxOngoingRequests(),
         ReplicaState.STARTING, List.of(llm.modelId()));
-    this.engine = Engines.create(llm.engine());
+    this.metrics = new ReplicaMetrics(spec.id());
+    this.engine = new MeteredEngine(Engines.create(llm.engine()), metrics::ttft);
     report("");
     context.pipeToSelf(engine.start(), (done, failure) ->
         failure == null ? EngineStarted.INSTANCE : new EngineFailed(failure));
@@ -168,6 +171,7 @@ public final class ReplicaActor extends AbstractBehavior<ReplicaActor.Command> {
   /** Publishes the load if it changed since the last report, or as a heartbeat. */
   private Behavior<Command> onLoadTick() {
     var stats = engine.stats();
+    metrics.update(handler.slots().ongoing(), handler.slots().limit(), stats);
     ReplicaLoad load = new ReplicaLoad(spec.id(), handler.slots().ongoing(), stats.waiting(),
         handler.slots().limit(), stats.prefixCacheHitRatio(), stats.kvCacheUsage());
     long now = System.nanoTime();
@@ -227,6 +231,7 @@ public final class ReplicaActor extends AbstractBehavior<ReplicaActor.Command> {
       ReplicaServer.unbind(binding, Duration.ofSeconds(1));
     }
     engine.stop();
+    metrics.remove();
     return this;
   }
 

@@ -15,7 +15,7 @@ import org.apache.pekko.cluster.MemberStatus;
  * where each singleton runs (on the oldest member that is up with role {@code control}), as this
  * node sees the cluster.
  */
-final class ClusterReport {
+public final class ClusterReport {
 
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final String CONTROL = "control";
@@ -23,6 +23,11 @@ final class ClusterReport {
   private ClusterReport() {}
 
   static String json(ClusterEvent.CurrentClusterState state, Address self) {
+    return tree(state, self).toString();
+  }
+
+  /** The same report as a JSON tree (the dashboard embeds it). */
+  public static ObjectNode tree(ClusterEvent.CurrentClusterState state, Address self) {
     ObjectNode root = JSON.createObjectNode();
     root.put("self", self.toString());
     Address leader = state.getLeader();
@@ -56,6 +61,6 @@ final class ClusterReport {
       }
     }
     root.put("unreachable", StreamSupport.stream(unreachable.spliterator(), false).count());
-    return root.toString();
+    return root;
   }
 }

@@ -2,6 +2,8 @@ package dev.sluice.controller.api;
 
 import dev.sluice.controller.Controller;
 import dev.sluice.controller.ControllerSettings;
+import dev.sluice.controller.dashboard.DashboardFeed;
+import dev.sluice.controller.dashboard.DashboardRoutes;
 import dev.sluice.core.cluster.SingletonWatch;
 import dev.sluice.core.config.ApplicationsConfig;
 import dev.sluice.core.config.ApplicationsConfigParser;
@@ -36,7 +38,8 @@ import org.apache.pekko.stream.Materializer;
  * The controller REST API on every {@code control} node (port 8265), talking to the controller
  * singleton through its proxy: {@code GET/PUT /api/applications}, {@code DELETE
  * /api/applications/{app}}, {@code PATCH /api/applications/{app}/deployments/{deployment}},
- * {@code GET /api/cluster}. JSON; {@code PUT} also takes YAML. Bad input gets 400 naming the
+ * {@code GET /api/cluster}, and the dashboard ({@code GET /}, its assets, {@code GET
+ * /api/events}: see {@link DashboardRoutes}). JSON; {@code PUT} also takes YAML. Bad input gets 400 naming the
  * field with the config parser's path text, an unknown app or deployment 404, a singleton that
  * does not answer 503 (within {@code api.ask-timeout}); on any error nothing changes. A write is
  * answered once the new desired state is stored on a majority of nodes. With a cluster token
@@ -53,6 +56,8 @@ public final class ControllerApi {
   private final ControllerSettings settings;
   private final ClusterToken token;
   private final Materializer materializer;
+  private final DashboardFeed feed;
+  private final DashboardRoutes dashboard;
 
   public ControllerApi(ActorSystem<?> system, ActorRef<Controller.Command> controller,
       ControllerSettings settings) {
@@ -62,6 +67,9 @@ public final class ControllerApi {
     this.settings = settings;
     this.token = ClusterToken.of(system);
     this.materializer = Materializer.matFromSystem(system);
+    this.feed = new DashboardFeed(system, controller, settings.apiAskTimeout(),
+        "dashboard-node-stats");
+    this.dashboard = new DashboardRoutes(feed);
   }
 
   public CompletionStage<ServerBinding> bind() {
@@ -69,9 +77,17 @@ public final class ControllerApi {
         .bind(this::handle);
   }
 
+  /** Stops the dashboard's refresh (the binding is closed by its owner). */
+  public void close() {
+    feed.close();
+  }
+
   CompletionStage<HttpResponse> handle(HttpRequest request) {
     String path = request.getUri().path();
     HttpMethod method = request.method();
+    if (method.equals(HttpMethods.GET) && dashboard.isAsset(path)) {
+      return dashboard.handle(request).orElseThrow();  // the page holds no data: no token
+    }
     if (!token.admits(request.getHeader("authorization").map(HttpHeader::value).orElse(null))) {
       request.discardEntityBytes(materializer);
       return done(HttpResponse.create().withStatus(401)
@@ -106,9 +122,14 @@ public final class ControllerApi {
         return write(replyTo -> new Controller.PatchDeployment(app, deployment, patch, replyTo));
       });
     }
+    Optional<CompletionStage<HttpResponse>> page = dashboard.handle(request);
+    if (page.isPresent()) {
+      request.discardEntityBytes(materializer);
+      return page.get();
+    }
     request.discardEntityBytes(materializer);
-    boolean known = path.equals(APPS) || path.equals("/api/cluster")
-        || (path.startsWith(APPS + "/") && (parts.length == 4 || parts.length == 6));
+    boolean known = path.equals(APPS) || path.equals("/api/events")
+        || path.equals("/api/cluster") || (path.startsWith(APPS + "/") && (parts.length == 4 || parts.length == 6));
     return done(error(known
         ? new ApiError(ApiError.Code.METHOD_NOT_ALLOWED, "Method " + method.value()
             + " not allowed on " + path, null)

@@ -3,6 +3,7 @@ package dev.sluice.ingress.splice;
 import dev.sluice.core.http.ApiError;
 import dev.sluice.ingress.edge.Answer;
 import dev.sluice.ingress.edge.Answers;
+import dev.sluice.ingress.observe.RequestTrace;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.SelectionKey;
@@ -64,6 +65,10 @@ final class ClientConnection implements EventLoop.Handler {
   private boolean wrote;
   private long stalledSince;
   private long lingerUntil;
+  /** What is observed of the request in flight (null between requests). */
+  RequestTrace trace;
+  /** How the request in flight ends if the connection closes under it. */
+  private RequestTrace.Outcome closeOutcome = RequestTrace.Outcome.CLIENT_GONE;
 
   ClientConnection(EventLoop loop, SocketChannel channel, SpliceDispatcher dispatcher,
       Runnable onClose) {
@@ -166,6 +171,7 @@ final class ClientConnection implements EventLoop.Handler {
       return false;
     }
     headStarted = -1;
+    trace = loop.stats.observer.begin(head.request().requestId(), head.request().path());
     closeAfterResponse |= head.close();
     Optional<Answer> refused = dispatcher.screen(head.request());
     if (refused.isPresent()) {
@@ -235,6 +241,8 @@ final class ClientConnection implements EventLoop.Handler {
       }
       return;
     }
+    loop.stats.observer.routed(trace,
+        decision instanceof Decision.Forward forward ? forward.replicaId() : null);
     if (failure != null) {
       String incident = UUID.randomUUID().toString();
       log.error("Request {} failed in the ingress (incident {})", request.requestId(), incident,
@@ -276,6 +284,11 @@ final class ClientConnection implements EventLoop.Handler {
   private void respond(Answer answer) {
     requestReleased();
     state = State.RESPONDING;
+    if (trace != null) {
+      loop.stats.observer.head(trace, answer.status(),
+          answer.header(dev.sluice.core.http.SluiceHeaders.SERVE_REASON), false);
+      trace.body(answer.body(), 0, answer.body().length);
+    }
     byte[] bytes = ResponseRenderer.render(answer, closeAfterResponse);
     write(bytes, 0, bytes.length);
     if (out.isEmpty() && state == State.RESPONDING) {
@@ -300,7 +313,11 @@ final class ClientConnection implements EventLoop.Handler {
     closeAfterResponse = true;
     head = null;
     reader.drop();
-    respond(Answers.error(code, message, UUID.randomUUID().toString()));
+    String requestId = UUID.randomUUID().toString();
+    if (trace == null) {
+      trace = loop.stats.observer.begin(requestId, "-");
+    }
+    respond(Answers.error(code, message, requestId));
   }
 
   /** The forwarded answer's last byte was handed over. */
@@ -317,6 +334,8 @@ final class ClientConnection implements EventLoop.Handler {
   /** The answer in flight has been written out completely. */
   private void answered() {
     exchange = null;
+    loop.stats.observer.ended(trace, RequestTrace.Outcome.COMPLETED);
+    trace = null;
     if (closeAfterResponse) {
       closeGracefully();
       return;
@@ -406,6 +425,7 @@ final class ClientConnection implements EventLoop.Handler {
   /** Ends the connection abruptly (an answer broke off midway: the client must see it break). */
   void abort() {
     exchange = null;
+    closeOutcome = RequestTrace.Outcome.ABORTED;
     close();
   }
 
@@ -438,6 +458,8 @@ final class ClientConnection implements EventLoop.Handler {
     state = State.CLOSED;
     exchange = null;
     head = null;
+    loop.stats.observer.ended(trace, closeOutcome);
+    trace = null;
     bodyHeld = 0;
     reader.drop();
     account.close();

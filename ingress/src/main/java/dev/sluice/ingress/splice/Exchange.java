@@ -88,6 +88,10 @@ final class Exchange {
       leaseSettled = true;
     }
     headSent = true;
+    String type = head.header("content-type");
+    client.loop.stats.observer.head(client.trace, framing.status(),
+        head.header(SluiceHeaders.SERVE_REASON),
+        type != null && type.regionMatches(true, 0, "text/event-stream", 0, 17));
     if (framing.body() == ResponseFraming.Body.UNTIL_CLOSE) {
       client.closeAfterResponse();
     }
@@ -98,6 +102,9 @@ final class Exchange {
   }
 
   boolean onBody(byte[] data, int offset, int length) {
+    if (client.trace != null) {
+      client.trace.body(data, offset, length);
+    }
     return client.write(data, offset, length);
   }
 
@@ -124,6 +131,7 @@ final class Exchange {
     if (staleConnection && !retried) {
       // A kept-alive connection the replica had closed: nothing was processed, send again once.
       retried = true;
+      client.loop.stats.observer.upstreamRetried();
       upstream = new UpstreamConnection(client.loop, address);
       upstream.send(this, bytes);
       return;

@@ -1,6 +1,7 @@
 package dev.sluice.ingress.splice;
 
 import dev.sluice.core.http.ApiError;
+import dev.sluice.ingress.observe.IngressObserver;
 import dev.sluice.ingress.edge.Answers;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -68,11 +69,18 @@ public final class SpliceServer implements AutoCloseable {
    */
   public static SpliceServer bind(String host, int port, SpliceSettings settings,
       SpliceDispatcher dispatcher, Consumer<Throwable> onFatal) throws IOException {
+    return bind(host, port, settings, dispatcher, onFatal, IngressObserver.off());
+  }
+
+  /** The same, every request counted and logged by {@code observer}. */
+  public static SpliceServer bind(String host, int port, SpliceSettings settings,
+      SpliceDispatcher dispatcher, Consumer<Throwable> onFatal, IngressObserver observer)
+      throws IOException {
     ServerSocketChannel server = ServerSocketChannel.open();
     List<EventLoop> loops = new ArrayList<>();
     BufferBudget budget = new BufferBudget(settings.maxBufferedBytes());
     AddressCache addresses = new AddressCache(settings.dnsTtl());
-    SpliceStats stats = new SpliceStats();
+    SpliceStats stats = new SpliceStats(observer);
     try {
       server.setOption(StandardSocketOptions.SO_REUSEADDR, true);
       server.bind(new InetSocketAddress(host, port), settings.backlog());
@@ -218,6 +226,7 @@ public final class SpliceServer implements AutoCloseable {
     }
     loops.forEach(EventLoop::stop);
     addresses.close();
+    stats.observer.close();
   }
 
   @Override

@@ -2,6 +2,7 @@ package dev.sluice.ingress.splice;
 
 import dev.sluice.core.http.ApiError;
 import dev.sluice.core.metrics.SluiceMetrics;
+import dev.sluice.ingress.observe.IngressObserver;
 import io.prometheus.metrics.core.metrics.Counter;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -24,9 +25,14 @@ public final class SpliceStats {
       "ingress_reroutes_total", "Requests sent to a second replica because the first refused "
           + "the connection before any byte of the request was sent");
 
+  final IngressObserver observer;
   private final Map<String, LongAdder> rejections = new ConcurrentHashMap<>();
   private final Map<String, LongAdder> cuts = new ConcurrentHashMap<>();
   private final LongAdder reroutes = new LongAdder();
+
+  SpliceStats(IngressObserver observer) {
+    this.observer = observer;
+  }
 
   void rejected(ApiError.Code code) {
     rejected(code.wireName());

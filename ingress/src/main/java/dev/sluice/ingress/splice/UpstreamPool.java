@@ -24,9 +24,11 @@ final class UpstreamPool {
     while (connections != null && !connections.isEmpty()) {
       UpstreamConnection connection = connections.pollFirst();
       if (connection.open()) {
+        loop.stats.observer.upstreamReused();
         return connection;
       }
     }
+    loop.stats.observer.upstreamConnected();
     return new UpstreamConnection(loop, address);
   }
 

@@ -38,6 +38,7 @@ public final class DeploymentRouting {
     boolean policyChanged = !newer.routerClass().equals(set.routerClass())
         || !newer.routerKwargs().equals(set.routerKwargs());
     set = newer;
+    metrics.replicas(set.replicas().size());
     if (policyChanged) {
       createPolicy();
     } else if (policy != null) {
@@ -48,6 +49,7 @@ public final class DeploymentRouting {
   private void createPolicy() {
     metrics = new RouterMetrics(registry, set.deployment().toString(),
         RequestRouters.label(set.routerClass()));
+    metrics.replicas(set.replicas().size());
     try {
       policy = RequestRouters.create(set.routerClass(), set.routerKwargs(),
           new RouterContext(loads, metrics, new SplittableRandom()));
@@ -57,6 +59,11 @@ public final class DeploymentRouting {
       policy = null;
       error = "deployment " + set.deployment() + ": " + e.getMessage();
     }
+  }
+
+  /** The deployment was removed: it has no replicas any more. */
+  public void retire() {
+    metrics.replicas(0);
   }
 
   public ReplicaSet set() {

@@ -46,7 +46,11 @@ public final class Deployments {
     }
     if (set.removed()) {
       removedAt.put(set.deployment(), set.version());
-      return byId.remove(set.deployment()) != null;
+      DeploymentRouting gone = byId.remove(set.deployment());
+      if (gone != null) {
+        gone.retire();
+      }
+      return gone != null;
     }
     removedAt.remove(set.deployment());
     if (routing == null) {

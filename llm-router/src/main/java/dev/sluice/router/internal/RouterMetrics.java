@@ -25,6 +25,9 @@ public final class RouterMetrics implements PolicyMetrics {
   private final GaugeDataPoint affinityRate;
   private final SlidingRate affinity = new SlidingRate(AFFINITY_WINDOW);
   private final CounterDataPoint queueFallbacks;
+  private final CounterDataPoint affinityHits;
+  private final CounterDataPoint affinityMisses;
+  private final GaugeDataPoint replicas;
   private final String deployment;
   private final String policy;
 
@@ -48,9 +51,23 @@ public final class RouterMetrics implements PolicyMetrics {
     this.affinityRate = metrics.gauge("router_affinity_rate",
         "Share of the last 1000 affinity-eligible decisions that followed affinity.",
         "deployment", "policy").labelValues(deployment, policy);
+    Counter affinityOutcomes = metrics.counter("router_affinity_total",
+        "Decisions that could follow affinity (a session's replica for consistent-hash, a cached "
+            + "prefix for prefix-cache), by outcome: hit (followed it) or miss.",
+        "deployment", "policy", "outcome");
+    this.affinityHits = affinityOutcomes.labelValues(deployment, policy, "hit");
+    this.affinityMisses = affinityOutcomes.labelValues(deployment, policy, "miss");
+    this.replicas = metrics.gauge("router_replicas",
+        "Replicas in the router's current replica set of each deployment.", "deployment")
+        .labelValues(deployment);
     this.queueFallbacks = metrics.counter("capacity_fallbacks_total",
         "Requests routed by power-of-two because the CapacityQueue kept failing.", "deployment")
         .labelValues(deployment);
+  }
+
+  /** The deployment's replica set now has {@code count} replicas. */
+  public void replicas(int count) {
+    replicas.set(count);
   }
 
   public void queueFallback() {
@@ -76,6 +93,7 @@ public final class RouterMetrics implements PolicyMetrics {
   @Override
   public void affinity(boolean hit) {
     affinityRate.set(affinity.record(hit));
+    (hit ? affinityHits : affinityMisses).inc();
   }
 
   public double affinityRate() {

@@ -270,7 +270,9 @@ public final class ReplicaHttpHandler
   }
 
   private HttpResponse injectFault(String mode) {
-    if (!(engine instanceof dev.sluice.replica.engine.SimulatedEngine simulated)) {
+    Engine inner = engine instanceof dev.sluice.replica.engine.MeteredEngine metered
+        ? metered.delegate() : engine;
+    if (!(inner instanceof dev.sluice.replica.engine.SimulatedEngine simulated)) {
       return error(new ApiError(ApiError.Code.NOT_FOUND,
           "Faults can be injected into the simulated engine only", null));
     }

@@ -1,0 +1,96 @@
+package dev.sluice.deploy.observe;
+
+import dev.sluice.core.metrics.NodeStats;
+import dev.sluice.core.metrics.NodeStatsTopic;
+import dev.sluice.core.metrics.SluiceMetrics;
+import dev.sluice.core.metrics.StatsSampler;
+import io.prometheus.metrics.core.metrics.Counter;
+import io.prometheus.metrics.core.metrics.Gauge;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Set;
+import org.apache.pekko.actor.DeadLetter;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.actor.typed.Behavior;
+import org.apache.pekko.actor.typed.eventstream.EventStream;
+import org.apache.pekko.actor.typed.javadsl.Behaviors;
+import org.apache.pekko.actor.typed.pubsub.Topic;
+import org.apache.pekko.cluster.ClusterEvent;
+import org.apache.pekko.cluster.Member;
+import org.apache.pekko.cluster.typed.Cluster;
+
+/**
+ * One per node: every second it sets the cluster gauges ({@code sluice_cluster_members{status}},
+ * {@code sluice_cluster_unreachable_members}) from this node's view of membership, and publishes
+ * the node's {@link NodeStats} for dashboards; it counts dead letters
+ * ({@code sluice_actor_dead_letters_total}).
+ */
+public final class NodeObserver {
+
+  /** The families dashboards read (names as the registry knows them, without suffixes). */
+  public static final Set<String> DASHBOARD_FAMILIES = Set.of(
+      "sluice_ingress_requests", "sluice_ingress_ttft_seconds",
+      "sluice_ingress_delivered_tokens", "sluice_replica_ongoing", "sluice_replica_slots",
+      "sluice_replica_generated_tokens", "sluice_replica_ttft_seconds",
+      "sluice_router_decisions", "sluice_router_affinity_rate", "sluice_capacity_in_flight",
+      "sluice_capacity_capacity", "sluice_actor_messages", "sluice_actor_mailbox_depth",
+      "sluice_actor_processing_seconds");
+
+  private static final String[] STATUSES = {"Joining", "WeaklyUp", "Up", "Leaving", "Exiting",
+      "Down", "Removed", "PreparingForShutdown", "ReadyForShutdown"};
+
+  private sealed interface Command {}
+
+  private enum Tick implements Command { INSTANCE }
+
+  private record Dead(DeadLetter letter) implements Command {}
+
+  private NodeObserver() {}
+
+  public static Behavior<?> create(SluiceMetrics metrics, Duration interval) {
+    Gauge members = metrics.gauge("cluster_members",
+        "Cluster members as this node sees them, by status.", "status");
+    Gauge unreachable = metrics.gauge("cluster_unreachable_members",
+        "Cluster members this node's failure detector marks unreachable.");
+    Counter deadLetters = metrics.counter("actor_dead_letters_total",
+        "Messages sent to actors that no longer exist (or never did) on this node.");
+    StatsSampler sampler = new StatsSampler(metrics.registry(), DASHBOARD_FAMILIES);
+    return Behaviors.<Command>setup(context -> {
+      ActorRef<Topic.Command<NodeStats>> topic =
+          context.spawn(NodeStatsTopic.behavior(), "node-stats-topic");
+      ActorRef<DeadLetter> dead = context.messageAdapter(DeadLetter.class, Dead::new);
+      context.getSystem().eventStream().tell(new EventStream.Subscribe<>(DeadLetter.class, dead));
+      String self = context.getSystem().address().toString();
+      Cluster cluster = Cluster.get(context.getSystem());
+      return Behaviors.withTimers(timers -> {
+        timers.startTimerWithFixedDelay(Tick.INSTANCE, interval);
+        return Behaviors.receive(Command.class)
+            .onMessageEquals(Tick.INSTANCE, () -> {
+              membership(cluster.state(), members, unreachable);
+              topic.tell(Topic.publish(new NodeStats(self, System.currentTimeMillis(),
+                  sampler.sample())));
+              return Behaviors.same();
+            })
+            .onMessage(Dead.class, letter -> {
+              deadLetters.labelValues().inc();
+              return Behaviors.same();
+            })
+            .build();
+      });
+    });
+  }
+
+  private static void membership(ClusterEvent.CurrentClusterState state, Gauge members,
+      Gauge unreachable) {
+    Map<String, Integer> byStatus = new HashMap<>();
+    for (String status : STATUSES) {
+      byStatus.put(status, 0);
+    }
+    for (Member member : state.getMembers()) {
+      byStatus.merge(member.status().toString(), 1, Integer::sum);
+    }
+    byStatus.forEach((status, count) -> members.labelValues(status).set(count));
+    unreachable.labelValues().set(state.getUnreachable().size());
+  }
+}

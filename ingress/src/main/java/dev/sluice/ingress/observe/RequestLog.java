@@ -1,0 +1,145 @@
+package dev.sluice.ingress.observe;
+
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonGenerator;
+import java.io.IOException;
+import java.io.StringWriter;
+import java.util.Locale;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.LongAdder;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The per-request log: one line per request at INFO in the logger {@code sluice.requests}
+ * (silence it with {@code <logger name="sluice.requests" level="OFF"/>}), as {@code key=value}
+ * text or one JSON object. The request's thread only puts an immutable {@link Entry} into a
+ * bounded queue; a daemon thread formats and writes it, so a slow log never slows a selector
+ * thread. When the queue is full the entry is dropped and counted
+ * ({@code sluice_ingress_request_log_dropped_total}), never waited for.
+ */
+public final class RequestLog implements AutoCloseable {
+
+  public static final String LOGGER = "sluice.requests";
+
+  /** One request as logged. Times in ms; ttft -1 when no body byte was sent. */
+  record Entry(String requestId, String dataPath, String route, String replica, int status,
+      String reason, String outcome, double routeMs, double ttftMs, double durationMs,
+      long tokens, long bytes) {}
+
+  private static final Logger log = LoggerFactory.getLogger(LOGGER);
+  private static final JsonFactory JSON = new JsonFactory();
+
+  private final boolean json;
+  private final BlockingQueue<Entry> queue;
+  private final LongAdder dropped = new LongAdder();
+  private final Runnable onDrop;
+  private final Thread writer;
+  private volatile boolean running = true;
+
+  RequestLog(boolean json, int capacity, Runnable onDrop) {
+    this.json = json;
+    this.queue = new ArrayBlockingQueue<>(capacity);
+    this.onDrop = onDrop;
+    this.writer = new Thread(this::drain, "sluice-request-log");
+    this.writer.setDaemon(true);
+    this.writer.start();
+  }
+
+  /** Whether lines would be written at all (the logger's level): if not, nothing is queued. */
+  static boolean loggerEnabled() {
+    return log.isInfoEnabled();
+  }
+
+  void offer(Entry entry) {
+    if (!queue.offer(entry)) {
+      dropped.increment();
+      onDrop.run();
+    }
+  }
+
+  /** Entries dropped because the writer fell behind. */
+  public long dropped() {
+    return dropped.sum();
+  }
+
+  private void drain() {
+    while (running || !queue.isEmpty()) {
+      try {
+        Entry entry = queue.poll(200, TimeUnit.MILLISECONDS);
+        if (entry != null) {
+          log.info(json ? json(entry) : text(entry));
+        }
+      } catch (InterruptedException e) {
+        running = false;
+      } catch (RuntimeException e) {
+        LoggerFactory.getLogger(RequestLog.class).warn("Request log line failed", e);
+      }
+    }
+  }
+
+  static String text(Entry e) {
+    StringBuilder line = new StringBuilder(192);
+    line.append("request_id=").append(e.requestId())
+        .append(" path=").append(e.dataPath())
+        .append(" route=").append(e.route())
+        .append(" replica=").append(e.replica() == null ? "-" : e.replica())
+        .append(" status=").append(e.status())
+        .append(" reason=").append(e.reason() == null ? "-" : e.reason())
+        .append(" outcome=").append(e.outcome())
+        .append(" route_ms=").append(ms(e.routeMs()))
+        .append(" ttft_ms=").append(ms(e.ttftMs()))
+        .append(" duration_ms=").append(ms(e.durationMs()))
+        .append(" tokens=").append(e.tokens())
+        .append(" bytes=").append(e.bytes());
+    return line.toString();
+  }
+
+  static String json(Entry e) {
+    StringWriter out = new StringWriter(256);
+    try (JsonGenerator g = JSON.createGenerator(out)) {
+      g.writeStartObject();
+      g.writeStringField("request_id", e.requestId());
+      g.writeStringField("path", e.dataPath());
+      g.writeStringField("route", e.route());
+      g.writeStringField("replica", e.replica());
+      g.writeNumberField("status", e.status());
+      g.writeStringField("reason", e.reason());
+      g.writeStringField("outcome", e.outcome());
+      writeMs(g, "route_ms", e.routeMs());
+      writeMs(g, "ttft_ms", e.ttftMs());
+      writeMs(g, "duration_ms", e.durationMs());
+      g.writeNumberField("tokens", e.tokens());
+      g.writeNumberField("bytes", e.bytes());
+      g.writeEndObject();
+    } catch (IOException impossible) {
+      throw new java.io.UncheckedIOException(impossible);
+    }
+    return out.toString();
+  }
+
+  private static void writeMs(JsonGenerator g, String field, double value) throws IOException {
+    if (value < 0) {
+      g.writeNullField(field);
+    } else {
+      g.writeNumberField(field, Math.round(value * 100) / 100.0);
+    }
+  }
+
+  private static String ms(double value) {
+    return value < 0 ? "-" : String.format(Locale.ROOT, "%.2f", value);
+  }
+
+  /** Writes what is queued, then stops the writer thread. */
+  @Override
+  public void close() {
+    running = false;
+    try {
+      writer.join(2000);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+}
