@@ -90,15 +90,13 @@ public final class ActorMetrics {
   static String messageName(Class<?> type) {
     String name = type.getName();
     int dot = name.lastIndexOf('.');
-    String simple = name.substring(dot + 1).replace('$', '.');
-    // Lambdas and anonymous classes get generated names: keep their outer class only.
-    int generated = simple.indexOf(".$$");
-    if (generated < 0) {
-      generated = simple.indexOf("$$");
-    }
+    String simple = name.substring(dot + 1);
+    // Lambdas get generated names (Outer$$Lambda$12/0x...): keep their outer class only.
+    int generated = simple.indexOf("$$");
     if (generated >= 0) {
       simple = simple.substring(0, generated);
     }
-    return simple.replaceAll("\\.[0-9]+$", ".anonymous");
+    simple = simple.replace('$', '.');
+    return simple.replaceAll("\\.[0-9]+$", ".anonymous");  // anonymous classes: Outer$1
   }
 }

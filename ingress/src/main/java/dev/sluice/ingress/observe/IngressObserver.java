@@ -181,6 +181,11 @@ public final class IngressObserver {
     }
   }
 
+  /** Whether requests are logged (the log is on and its logger enabled). */
+  boolean logging() {
+    return log != null;
+  }
+
   /** Stops the log's writer after what it holds is written. */
   public void close() {
     if (log != null) {
