@@ -37,7 +37,7 @@ SLUICE_INGRESS_PORT=$ingress SLUICE_API_PORT=$api SLUICE_ROUTER_PORT=-1 java -Xm
   > "$work/control.log" 2>&1 &
 for n in 0 1; do
   SLUICE_REPLICA_PORT_RANGE="$((18910 + n * 20))-$((18929 + n * 20))" \
-    SLUICE_INGRESS_PORT=-1 SLUICE_ROUTER_PORT=-1 SLUICE_API_PORT=-1 java -Xmx1g -jar "$jar" node --roles replica \
+    SLUICE_INGRESS_PORT=-1 SLUICE_ROUTER_PORT=-1 SLUICE_API_PORT=-1 SLUICE_METRICS_PORT=0 java -Xmx1g -jar "$jar" node --roles replica \
     --host 127.0.0.1 --port $((18903 + n)) --seed-nodes 127.0.0.1:$seed > "$work/replica$n.log" 2>&1 &
 done
 await running 1 90

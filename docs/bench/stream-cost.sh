@@ -26,7 +26,7 @@ applications:
         engine_config: {type: simulated, ttft_ms: 0, itl_ms: $1, default_max_tokens: $2, max_num_seqs: 8192}
         deployment_config: {num_replicas: 1, max_ongoing_requests: 8192}
 YAML
-  SLUICE_REPLICA_PORT_RANGE=$replica SLUICE_INGRESS_PORT=-1 java -Xmx2g -jar "$jar" node --roles replica \
+  SLUICE_REPLICA_PORT_RANGE=$replica SLUICE_INGRESS_PORT=-1 SLUICE_METRICS_PORT=0 java -Xmx2g -jar "$jar" node --roles replica \
     --host 127.0.0.1 --port "$remoting" > "$work/replica.log" 2>&1 &
   replica_pid=$!
   SLUICE_INGRESS_PORT=$ingress SLUICE_ROUTER_PORT=-1 java -Xmx2g -jar "$jar" node --roles control,ingress \

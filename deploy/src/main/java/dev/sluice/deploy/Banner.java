@@ -32,6 +32,12 @@ final class Banner {
     node.apiPort().ifPresent(port -> out.println("  Controller API:       http://"
         + node.system().settings().config().getString("sluice.controller.api.host") + ":" + port
         + "/api/applications"));
+    node.apiPort().ifPresent(port -> out.println("  Dashboard:            http://"
+        + node.system().settings().config().getString("sluice.controller.api.host") + ":" + port
+        + "/"));
+    node.metricsPort().ifPresent(port -> out.println("  Metrics (Prometheus): http://"
+        + node.system().settings().config().getString("sluice.metrics.host") + ":" + port
+        + "/metrics"));
     for (ReplicaSet set : node.ingressView().all()) {
       for (ReplicaInfo replica : set.replicas()) {
         out.println("  Replica " + replica.id() + " at http://" + replica.authority());

@@ -115,7 +115,9 @@ final class CompareTargets implements AutoCloseable {
         System.getProperty("java.class.path"), SluiceCli.class.getName(), "node", "--roles",
         roles, "--host", "127.0.0.1"));
     command.addAll(List.of(options));
-    return new ProcessBuilder(command);
+    ProcessBuilder builder = new ProcessBuilder(command);
+    builder.environment().put("SLUICE_METRICS_PORT", "0");  // two nodes on one machine
+    return builder;
   }
 
   private void awaitReady(Duration deadline) throws Exception {

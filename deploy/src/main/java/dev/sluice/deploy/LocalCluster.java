@@ -27,7 +27,7 @@ final class LocalCluster {
 
   /** One node process to run. */
   record Plan(String name, String roles, int remoting, int ingress, int api, int router,
-      String replicaPorts) {
+      int metrics, String replicaPorts) {
 
     boolean control() {
       return roles.contains("control");
@@ -52,7 +52,7 @@ final class LocalCluster {
 
   /** The nodes for {@code nodes} processes, {@code controlNodes} of them control nodes. */
   static List<Plan> plan(int nodes, int controlNodes, int ingress, int api, int router,
-      int remoting) {
+      int remoting, int metrics) {
     if (nodes < 2) {
       throw new IllegalArgumentException("--nodes: " + nodes + " (expected: 2 or more; 1 is "
           + "the one-JVM default without --nodes)");
@@ -68,12 +68,14 @@ final class LocalCluster {
     List<Plan> plans = new ArrayList<>();
     for (int i = 0; i < controlNodes; i++) {
       plans.add(new Plan("control-" + (i + 1), "control,ingress", remoting + i, ingress + i,
-          api < 0 ? -1 : api + i, router < 0 ? -1 : router + i, ""));
+          api < 0 ? -1 : api + i, router < 0 ? -1 : router + i, metrics < 0 ? -1 : metrics + i,
+          ""));
     }
     for (int j = 0; j < nodes - controlNodes; j++) {
       int first = FIRST_REPLICA_PORT + j * REPLICA_PORTS_PER_NODE;
       plans.add(new Plan("replica-" + (j + 1), "replica", remoting + controlNodes + j, -1, -1,
-          -1, first + "-" + (first + REPLICA_PORTS_PER_NODE - 1)));
+          -1, metrics < 0 ? -1 : metrics + controlNodes + j,
+          first + "-" + (first + REPLICA_PORTS_PER_NODE - 1)));
     }
     return plans;
   }
@@ -86,6 +88,7 @@ final class LocalCluster {
       ports.put("ingress of " + plan.name(), plan.ingress());
       ports.put("controller API of " + plan.name(), plan.api());
       ports.put("router endpoint of " + plan.name(), plan.router());
+      ports.put("metrics of " + plan.name(), plan.metrics());
       Ports.requireFree("127.0.0.1", ports);
     }
     Thread stopper = new Thread(this::stopAll, "sluice-local-stop");
@@ -123,7 +126,7 @@ final class LocalCluster {
     command.addAll(List.of("-cp", System.getProperty("java.class.path"),
         SluiceCli.class.getName(), "node", "--roles", plan.roles(), "--host", "127.0.0.1",
         "--port", String.valueOf(plan.remoting()), "--seed-nodes", seeds(),
-        "--exit-with-parent"));
+        "--exit-with-parent", "--metrics-port", String.valueOf(plan.metrics())));
     if (plan.control()) {
       command.addAll(List.of("--ingress-port", String.valueOf(plan.ingress()), "--api-port",
           String.valueOf(plan.api()), "--router-port", String.valueOf(plan.router())));
@@ -215,6 +218,9 @@ final class LocalCluster {
       } else {
         line.append(", replica ports ").append(plan.replicaPorts());
       }
+      if (plan.metrics() >= 0) {
+        line.append(", metrics :").append(plan.metrics());
+      }
       out.println(line.append(")  log: ").append(logs.resolve(plan.name() + ".log")));
     }
     out.println("  Singletons (controller, llm-router, capacity-queue) run on the oldest "
@@ -229,6 +235,7 @@ final class LocalCluster {
       out.println("  ./sluice status" + address + "   # replicas and the nodes they run on");
       out.println("  curl http://127.0.0.1:" + first.api() + "/api/cluster   # members, "
           + "reachability, where the singletons run");
+      out.println("  open http://127.0.0.1:" + first.api() + "/   # the live dashboard");
     }
     out.println("  kill -9 <pid of a replica node>   # its replicas are replaced on the others");
     out.println();

@@ -42,6 +42,10 @@ final class LocalCommand implements Callable<Integer> {
       description = "Controller API port (default: sluice.controller.api.port, 8265).")
   Integer apiPort;
 
+  @Option(names = "--metrics-port", paramLabel = "PORT", description = "Port of GET /metrics "
+      + "(default: 9464; with --nodes, node i uses PORT+i; -1 = none).")
+  Integer metricsPort;
+
   @Option(names = "--nodes", paramLabel = "N",
       description = "Run N node processes instead of one JVM: control node(s) with an ingress "
           + "each, and replica nodes. Ports count up from --port, --api-port, --router-port "
@@ -60,12 +64,13 @@ final class LocalCommand implements Callable<Integer> {
     int router = routerPort != null ? routerPort : defaults.getInt("sluice.router.http.port");
     int remoting = remotingPort != null ? remotingPort
         : defaults.getInt("pekko.remote.artery.canonical.port");
+    int metrics = metricsPort != null ? metricsPort : defaults.getInt("sluice.metrics.port");
     if (nodes != null) {
       if (relayedPort != null) {
         throw new IllegalArgumentException("--relayed-port: not with --nodes (one JVM only)");
       }
       return new LocalCluster(LocalCluster.plan(nodes, controlNodes, ingress, api, router,
-          remoting), Optional.ofNullable(config),
+          remoting, metrics), Optional.ofNullable(config),
           defaults.getDuration("sluice.ingress.drain-timeout")).run(System.out);
     }
     Map<String, Integer> ports = new java.util.LinkedHashMap<>();
@@ -74,6 +79,7 @@ final class LocalCommand implements Callable<Integer> {
     ports.put("controller API", api);
     ports.put("router endpoint", router);
     ports.put("relayed-path ingress", relayedPort == null ? -1 : relayedPort);
+    ports.put("metrics", metrics);
     Ports.requireFree("127.0.0.1", ports);
     Map<String, Object> given = new HashMap<>();
     if (apiPort != null) {
@@ -90,6 +96,9 @@ final class LocalCommand implements Callable<Integer> {
     }
     if (remotingPort != null) {
       given.put("pekko.remote.artery.canonical.port", remotingPort);
+    }
+    if (metricsPort != null) {
+      given.put("sluice.metrics.port", metricsPort);
     }
     var overrides = ConfigFactory.parseMap(given);
     PrintStream out = System.out;

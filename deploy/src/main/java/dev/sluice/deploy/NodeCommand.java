@@ -50,6 +50,10 @@ final class NodeCommand implements Callable<Integer> {
       description = "Controller API port on control nodes (default: 8265; -1 = none).")
   Integer apiPort;
 
+  @Option(names = "--metrics-port", paramLabel = "PORT",
+      description = "Port of GET /metrics, Prometheus format (default: 9464; -1 = none).")
+  Integer metricsPort;
+
   @Option(names = "--router-port",
       description = "Port of POST /internal/route on control nodes (default: 8500; -1 = none).")
   Integer routerPort;
@@ -93,6 +97,7 @@ final class NodeCommand implements Callable<Integer> {
     put(given, "sluice.ingress.port", ingressPort);
     put(given, "sluice.controller.api.port", apiPort);
     put(given, "sluice.router.http.port", routerPort);
+    put(given, "sluice.metrics.port", metricsPort);
     put(given, "sluice.cluster.discovery", discovery);
     put(given, "sluice.cluster.contact-points", contactPoints);
     put(given, "sluice.cluster.required-contact-points", requiredContactPoints);
@@ -118,6 +123,9 @@ final class NodeCommand implements Callable<Integer> {
         + node.system().settings().config().getString("sluice.ingress.host") + ":" + p));
     node.apiPort().ifPresent(p -> System.out.println("  Controller API port " + p));
     node.routerPort().ifPresent(p -> System.out.println("  Router endpoint port " + p));
+    node.metricsPort().ifPresent(p -> System.out.println("  Metrics: http://"
+        + node.system().settings().config().getString("sluice.metrics.host") + ":" + p
+        + "/metrics"));
     node.ingressPort().ifPresent(p -> {
       String bound = node.system().settings().config().getString("sluice.ingress.host");
       if (host != null && !Exposure.isLoopback(host) && Exposure.isLoopback(bound)) {
@@ -144,6 +152,8 @@ final class NodeCommand implements Callable<Integer> {
       Ports.requireFree(config.getString("pekko.management.http.hostname"), Map.of(
           "management", config.getInt("pekko.management.http.port")));
     }
+    Ports.requireFree(config.getString("sluice.metrics.host"),
+        Map.of("metrics", config.getInt("sluice.metrics.port")));
     if (roles.contains(Role.INGRESS)) {
       Ports.requireFree(config.getString("sluice.ingress.host"),
           Map.of("ingress", config.getInt("sluice.ingress.port")));

@@ -33,6 +33,7 @@ final class NodeProcess implements AutoCloseable {
     Path log = Files.createTempFile("sluice-node", ".log");
     ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true)
         .redirectOutput(log.toFile());
+    builder.environment().put("SLUICE_METRICS_PORT", "0");  // several nodes on one machine
     builder.environment().putAll(env);
     return new NodeProcess(builder.start(), log);
   }

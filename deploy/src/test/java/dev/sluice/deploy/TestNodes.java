@@ -28,6 +28,7 @@ final class TestNodes {
         sluice.ingress.port = 0
         sluice.router.http.port = 0
         sluice.controller.api.port = 0
+        sluice.metrics.port = 0
         sluice.replica.port-range = "0"
         sluice.controller.reconcile-interval = 200ms
         sluice.controller.publish-interval = 300ms
