@@ -275,6 +275,7 @@
     banner.textContent = str(snap.controller_error) ? 'Controller unavailable: ' + str(snap.controller_error) : '';
     banner.hidden = !str(snap.controller_error);
 
+    setHtml($('ingress-rejections'), rejections(obj(snap.rejections_per_s)));
     lastApps = arr(snap.applications).map(obj);
     renderMembers(obj(snap.cluster), str(snap.self));
     renderDeployments();

@@ -1,5 +1,8 @@
 package dev.sluice.ingress.observe;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 
 /**
@@ -22,11 +25,19 @@ public final class RequestTrace {
     final String label = name().toLowerCase(java.util.Locale.ROOT);
   }
 
-  /** {@code \ndata: {}: an SSE event carrying a JSON chunk (never {@code [DONE]}). */
-  private static final byte[] EVENT = {'\n', 'd', 'a', 't', 'a', ':', ' ', '{'};
-  /** The fields a completion chunk carries its text in (chat, then completions). */
-  private static final byte[] CONTENT = "content\":\"".getBytes(StandardCharsets.US_ASCII);
-  private static final byte[] TEXT = "text\":\"".getBytes(StandardCharsets.US_ASCII);
+  /**
+   * Bytes kept from the previous read, so that a field split between reads is still found: the
+   * two last bytes (a colon there is checked with the next read) and the key before them.
+   */
+  private static final int CARRY = 12;
+  /** Eight bytes at a time, in native order (SWAR: a colon among them is found in one test). */
+  private static final VarHandle WORDS =
+      MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
+  private static final long COLONS = 0x3a3a3a3a3a3a3a3aL;
+  private static final long ONES = 0x0101010101010101L;
+  private static final long HIGHS = 0x8080808080808080L;
+  private static final byte[] CONTENT = "\"content\"".getBytes(StandardCharsets.US_ASCII);
+  private static final byte[] TEXT = "\"text\"".getBytes(StandardCharsets.US_ASCII);
 
   final String requestId;
   final String route;
@@ -39,14 +50,9 @@ public final class RequestTrace {
   boolean streaming;
   long bytes;
   long tokens;
-  /** How much of {@link #EVENT} the bytes so far end with (the body starts as after a newline). */
-  private int event = 1;
-  /** Inside an event not counted yet: how much of each text field's name the bytes end with. */
-  private boolean inEvent;
-  private int content;
-  private int text;
-  /** A text field's opening quote was the last byte: the next byte says whether it is empty. */
-  private boolean valueNext;
+  /** The last bytes of the previous read (the first {@code carried} of {@link #carry}). */
+  private byte[] carry;
+  private int carried;
   private boolean ended;
 
   RequestTrace(String requestId, String route, long startNanos) {
@@ -69,10 +75,10 @@ public final class RequestTrace {
   }
 
   /**
-   * Body bytes handed to the client. A streamed answer counts as tokens its SSE events whose
-   * chunk carries non-empty text ({@code "content":"…"} or {@code "text":"…"}): one token per
-   * chunk, as vLLM and the simulated engine stream them (the role, finish and usage chunks and
-   * {@code [DONE]} are not tokens).
+   * Body bytes handed to the client. A streamed answer counts as tokens its chunks' non-empty
+   * text fields ({@code "content":"…"} or {@code "text":"…"}): one token per chunk, as vLLM and
+   * the simulated engine stream them (the role chunk's empty content, the finish and usage chunks
+   * and {@code [DONE]} are not tokens).
    */
   public void body(byte[] data, int offset, int length) {
     if (length <= 0) {
@@ -87,34 +93,74 @@ public final class RequestTrace {
     }
   }
 
+  /**
+   * Finds {@code "content":"X} and {@code "text":"X} with X not a quote. The scan looks for
+   * colons eight bytes at a time; the rest is checked at the few colons. A colon within the first
+   * {@link #CARRY} bytes of a read is checked against the previous read's last bytes; one in the
+   * last two bytes is checked with the next read.
+   */
   private void countTokens(byte[] data, int offset, int length) {
-    for (int i = offset, end = offset + length; i < end; i++) {
-      byte b = data[i];
-      if (valueNext) {
-        valueNext = false;
-        if (b != '"') {
-          tokens++;
-          inEvent = false;
-        }
-      }
-      event = b == EVENT[event] ? event + 1 : (b == '\n' ? 1 : 0);
-      if (event == EVENT.length) {
-        event = 0;
-        inEvent = true;
-        content = 0;
-        text = 0;
-        continue;
-      }
-      if (inEvent) {
-        content = b == CONTENT[content] ? content + 1 : (b == CONTENT[0] ? 1 : 0);
-        text = b == TEXT[text] ? text + 1 : (b == TEXT[0] ? 1 : 0);
-        if (content == CONTENT.length || text == TEXT.length) {
-          content = 0;
-          text = 0;
-          valueNext = true;
-        }
+    int end = offset + length;
+    if (carry == null) {
+      carry = new byte[2 * CARRY + 2];
+    }
+    // The seam: the previous read's tail joined with this read's head.
+    int head = Math.min(length, CARRY + 2);
+    System.arraycopy(data, offset, carry, carried, head);
+    int joined = carried + head;
+    for (int p = Math.max(0, carried - 2); p < carried + CARRY && p + 2 < joined; p++) {
+      if (isTextField(carry, 0, p)) {
+        tokens++;
       }
     }
+    int i = offset + CARRY;
+    int last = end - 2;  // a colon before this is checked now
+    for (; i + 8 <= last; i += 8) {
+      long x = (long) WORDS.get(data, i) ^ COLONS;  // a zero byte where a colon was
+      long colons = (x - ONES) & ~x & HIGHS;        // may also flag a byte above a colon
+      while (colons != 0) {
+        if (isTextField(data, offset, i + (Long.numberOfTrailingZeros(colons) >>> 3))) {
+          tokens++;
+        }
+        colons &= colons - 1;
+      }
+    }
+    for (; i < last; i++) {
+      if (data[i] == ':' && isTextField(data, offset, i)) {
+        tokens++;
+      }
+    }
+    // Keep the last CARRY bytes of everything so far for the next seam.
+    if (joined <= CARRY) {
+      carried = joined;
+    } else if (length >= CARRY) {
+      System.arraycopy(data, end - CARRY, carry, 0, CARRY);
+      carried = CARRY;
+    } else {
+      System.arraycopy(carry, joined - CARRY, carry, 0, CARRY);
+      carried = CARRY;
+    }
+  }
+
+  /** Whether the colon at {@code i} ends a {@code "content"} or {@code "text"} key of a non-empty value. */
+  private static boolean isTextField(byte[] b, int start, int i) {
+    if (b[i] != ':' || b[i + 1] != '"' || b[i + 2] == '"') {
+      return false;
+    }
+    return endsWith(b, start, i, CONTENT) || endsWith(b, start, i, TEXT);
+  }
+
+  private static boolean endsWith(byte[] b, int start, int end, byte[] key) {
+    int from = end - key.length;
+    if (from < start) {
+      return false;
+    }
+    for (int k = 0; k < key.length; k++) {
+      if (b[from + k] != key[k]) {
+        return false;
+      }
+    }
+    return true;
   }
 
   /** Marks the trace ended; true only the first time. */

@@ -48,6 +48,27 @@ class RequestTraceTest {
   }
 
   @Test
+  void countsTheSameWhereverOneReadEndsAndTheNextBegins() {
+    byte[] body = CHAT_STREAM.getBytes(StandardCharsets.UTF_8);
+    for (int cut = 0; cut <= body.length; cut++) {
+      RequestTrace trace = streamed();
+      trace.body(body, 0, cut);
+      trace.body(body, cut, body.length - cut);
+      assertThat(trace.tokens()).as("cut at %d", cut).isEqualTo(3);
+    }
+  }
+
+  @Test
+  void aReasoningFieldOrAQuotedKeyInsideTextIsNotAToken() {
+    RequestTrace trace = streamed();
+    byte[] body = ("data: {\"choices\":[{\"delta\":{\"reasoning_content\":\"hm\"}}]}\n\n"
+        + "data: {\"choices\":[{\"delta\":{\"content\":\"say \\\"content\\\":\\\"x\"}}]}\n\n")
+        .getBytes(StandardCharsets.UTF_8);
+    trace.body(body, 0, body.length);
+    assertThat(trace.tokens()).isEqualTo(1);
+  }
+
+  @Test
   void countsCompletionTextChunksAndAnUnframedStream() {
     RequestTrace trace = streamed();
     byte[] body = ("data: {\"choices\":[{\"text\":\"a\"}]}\n\ndata: {\"choices\":[{\"text\":\"b\"}]}"
