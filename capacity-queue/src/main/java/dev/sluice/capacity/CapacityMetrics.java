@@ -68,6 +68,16 @@ final class CapacityMetrics {
     reaped.inc(count);
   }
 
+  /** Drops the per-replica gauges (the queue stopped). */
+  void forget() {
+    for (String gone : shown) {
+      inFlight.remove(gone);
+      capacity.remove(gone);
+    }
+    shown = new HashSet<>();
+    waiters.set(0);
+  }
+
   void update(CapacitySnapshot snapshot) {
     Set<String> now = new HashSet<>();
     for (CapacitySnapshot.ReplicaCapacity replica : snapshot.replicas()) {

@@ -153,6 +153,10 @@ public final class CapacityQueue extends AbstractBehavior<CapacityQueue.Command>
           return this;
         })
         .onMessage(Stop.class, m -> Behaviors.stopped())
+        .onSignal(org.apache.pekko.actor.typed.PostStop.class, s -> {
+          metrics.forget();  // the singleton moved on: the next one reports in-flight counts
+          return this;
+        })
         .build();
   }
 

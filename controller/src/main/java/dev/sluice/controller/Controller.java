@@ -174,6 +174,10 @@ public final class Controller extends AbstractBehavior<Controller.Command> {
         .onMessage(ReachabilityChanged.class, this::onReachabilityChanged)
         .onMessage(Tick.class, m -> onTick())
         .onMessage(Stop.class, m -> Behaviors.stopped())
+        .onSignal(org.apache.pekko.actor.typed.PostStop.class, s -> {
+          metrics.forget();  // the singleton moved on: this node no longer reports its state
+          return this;
+        })
         .build();
   }
 

@@ -73,6 +73,17 @@ final class ControllerMetrics {
     scaling.labelValues(label(id), to > from ? "up" : "down").inc();
   }
 
+  /** Drops the per-deployment gauges (this controller stopped; the next one reports them). */
+  void forget() {
+    for (String gone : shown) {
+      target.remove(gone);
+      for (ReplicaState s : ReplicaState.values()) {
+        replicasByState.remove(gone, s.name());
+      }
+    }
+    shown = new HashSet<>();
+  }
+
   /** After a reconcile pass: its time, and every deployment's replicas by state and target. */
   void reconciled(long nanos, Collection<DeploymentState> deployments, ReplicaTable replicas) {
     reconcile.labelValues().observe(nanos / 1e9);
@@ -88,14 +99,8 @@ final class ControllerMetrics {
       byState.forEach((s, count) -> replicasByState.labelValues(deployment, s.name()).set(count));
       target.labelValues(deployment).set(state.target());
     }
-    for (String gone : shown) {
-      if (!now.contains(gone)) {
-        target.remove(gone);
-        for (ReplicaState s : ReplicaState.values()) {
-          replicasByState.remove(gone, s.name());
-        }
-      }
-    }
+    shown.removeAll(now);
+    forget();
     shown = now;
   }
 }

@@ -187,6 +187,11 @@ public final class LLMRouter extends AbstractBehavior<LLMRouter.Command> {
         .onMessage(FellBack.class, this::onFellBack)
         .onMessage(HeldCheck.class, m -> onHeldCheck())
         .onMessage(Stop.class, m -> Behaviors.stopped())
+        .onSignal(org.apache.pekko.actor.typed.PostStop.class, s -> {
+          deployments.retireAll();  // the singleton moved on: its gauges go with it
+          heldGauge.set(0);
+          return this;
+        })
         .build();
   }
 

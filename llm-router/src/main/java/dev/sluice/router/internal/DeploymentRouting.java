@@ -61,9 +61,9 @@ public final class DeploymentRouting {
     }
   }
 
-  /** The deployment was removed: it has no replicas any more. */
+  /** The deployment was removed (or the router stopped): its gauges are dropped. */
   public void retire() {
-    metrics.replicas(0);
+    metrics.retire();
   }
 
   public ReplicaSet set() {

@@ -37,6 +37,11 @@ public final class Deployments {
     this.metrics = metrics;
   }
 
+  /** The router stopped: every deployment's gauges are dropped. */
+  public void retireAll() {
+    byId.values().forEach(DeploymentRouting::retire);
+  }
+
   /** Applies a newer replica set; returns whether anything changed. */
   public boolean apply(ReplicaSet set) {
     DeploymentRouting routing = byId.get(set.deployment());

@@ -28,6 +28,8 @@ public final class RouterMetrics implements PolicyMetrics {
   private final CounterDataPoint affinityHits;
   private final CounterDataPoint affinityMisses;
   private final GaugeDataPoint replicas;
+  private final io.prometheus.metrics.core.metrics.Gauge replicasGauge;
+  private final io.prometheus.metrics.core.metrics.Gauge affinityGauge;
   private final String deployment;
   private final String policy;
 
@@ -48,21 +50,28 @@ public final class RouterMetrics implements PolicyMetrics {
     this.rebuilds = metrics.counter("router_index_rebuilds_total",
         "Policy index rebuilds (consistent-hash ring, prefix index) after replica-set changes.",
         "deployment", "policy").labelValues(deployment, policy);
-    this.affinityRate = metrics.gauge("router_affinity_rate",
+    this.affinityGauge = metrics.gauge("router_affinity_rate",
         "Share of the last 1000 affinity-eligible decisions that followed affinity.",
-        "deployment", "policy").labelValues(deployment, policy);
+        "deployment", "policy");
+    this.affinityRate = affinityGauge.labelValues(deployment, policy);
     Counter affinityOutcomes = metrics.counter("router_affinity_total",
         "Decisions that could follow affinity (a session's replica for consistent-hash, a cached "
             + "prefix for prefix-cache), by outcome: hit (followed it) or miss.",
         "deployment", "policy", "outcome");
     this.affinityHits = affinityOutcomes.labelValues(deployment, policy, "hit");
     this.affinityMisses = affinityOutcomes.labelValues(deployment, policy, "miss");
-    this.replicas = metrics.gauge("router_replicas",
-        "Replicas in the router's current replica set of each deployment.", "deployment")
-        .labelValues(deployment);
+    this.replicasGauge = metrics.gauge("router_replicas",
+        "Replicas in the router's current replica set of each deployment.", "deployment");
+    this.replicas = replicasGauge.labelValues(deployment);
     this.queueFallbacks = metrics.counter("capacity_fallbacks_total",
         "Requests routed by power-of-two because the CapacityQueue kept failing.", "deployment")
         .labelValues(deployment);
+  }
+
+  /** Drops this deployment's gauges (removed, or the router stopped). */
+  public void retire() {
+    replicasGauge.remove(deployment);
+    affinityGauge.remove(deployment, policy);
   }
 
   /** The deployment's replica set now has {@code count} replicas. */
