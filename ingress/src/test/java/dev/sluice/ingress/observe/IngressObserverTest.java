@@ -121,6 +121,14 @@ class IngressObserverTest {
   }
 
   @Test
+  void millisecondsHaveTwoDecimals() {
+    org.assertj.core.api.Assertions.assertThat(RequestLog.ms(12.345)).isEqualTo("12.35");
+    org.assertj.core.api.Assertions.assertThat(RequestLog.ms(0.05)).isEqualTo("0.05");
+    org.assertj.core.api.Assertions.assertThat(RequestLog.ms(7)).isEqualTo("7.00");
+    org.assertj.core.api.Assertions.assertThat(RequestLog.ms(-1)).isEqualTo("-");
+  }
+
+  @Test
   void routesAreBoundedLabels() {
     assertThat(IngressObserver.route("/v1/chat/completions")).isEqualTo("/v1/chat/completions");
     assertThat(IngressObserver.route("/app/v1/completions")).isEqualTo("/v1/completions");
