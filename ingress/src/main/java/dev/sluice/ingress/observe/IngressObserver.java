@@ -126,7 +126,8 @@ public final class IngressObserver {
 
   /** The answer's head went out; a streamed one counts as open until {@link #ended}. */
   public void head(RequestTrace trace, int status, String reason, boolean eventStream) {
-    trace.head(status, reason, eventStream);
+    // Tokens are counted (a scan of the streamed bytes) only when something reports them.
+    trace.head(status, reason, eventStream && (metricsOn || log != null));
     if (metricsOn && eventStream) {
       streamsOpen.inc();
     }

@@ -4,9 +4,11 @@ import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
 import java.io.IOException;
 import java.io.StringWriter;
-import java.util.concurrent.ArrayBlockingQueue;
-import java.util.concurrent.BlockingQueue;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.atomic.LongAdder;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -15,9 +17,11 @@ import org.slf4j.LoggerFactory;
  * The per-request log: one line per request at INFO in the logger {@code sluice.requests}
  * (silence it with {@code <logger name="sluice.requests" level="OFF"/>}), as {@code key=value}
  * text or one JSON object. The request's thread only puts an immutable {@link Entry} into a
- * bounded queue; a daemon thread formats and writes it, so a slow log never slows a selector
- * thread. When the queue is full the entry is dropped and counted
- * ({@code sluice_ingress_request_log_dropped_total}), never waited for.
+ * bounded lock-free queue (no wake-up, no lock: one CAS); a daemon thread wakes every
+ * {@link #WAKE_MILLIS} ms, formats and writes what has queued up, so a slow log never slows a
+ * selector thread and a busy ingress pays no thread hand-off per request. When the queue is full
+ * the entry is dropped and counted ({@code sluice_ingress_request_log_dropped_total}), never
+ * waited for.
  */
 public final class RequestLog implements AutoCloseable {
 
@@ -31,8 +35,13 @@ public final class RequestLog implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(LOGGER);
   private static final JsonFactory JSON = new JsonFactory();
 
+  /** How long the writer sleeps when the queue is empty: a line is written within this. */
+  static final long WAKE_MILLIS = 50;
+
   private final boolean json;
-  private final BlockingQueue<Entry> queue;
+  private final int capacity;
+  private final Queue<Entry> queue = new ConcurrentLinkedQueue<>();
+  private final AtomicInteger queued = new AtomicInteger();
   private final LongAdder dropped = new LongAdder();
   private final Runnable onDrop;
   private final Thread writer;
@@ -40,7 +49,7 @@ public final class RequestLog implements AutoCloseable {
 
   RequestLog(boolean json, int capacity, Runnable onDrop) {
     this.json = json;
-    this.queue = new ArrayBlockingQueue<>(capacity);
+    this.capacity = capacity;
     this.onDrop = onDrop;
     this.writer = new Thread(this::drain, "sluice-request-log");
     this.writer.setDaemon(true);
@@ -53,10 +62,13 @@ public final class RequestLog implements AutoCloseable {
   }
 
   void offer(Entry entry) {
-    if (!queue.offer(entry)) {
+    if (queued.incrementAndGet() > capacity) {
+      queued.decrementAndGet();
       dropped.increment();
       onDrop.run();
+      return;
     }
+    queue.add(entry);
   }
 
   /** Entries dropped because the writer fell behind. */
@@ -65,17 +77,21 @@ public final class RequestLog implements AutoCloseable {
   }
 
   private void drain() {
-    while (running || !queue.isEmpty()) {
-      try {
-        Entry entry = queue.poll(200, TimeUnit.MILLISECONDS);
-        if (entry != null) {
+    while (true) {
+      boolean stopping = !running;
+      Entry entry;
+      while ((entry = queue.poll()) != null) {
+        queued.decrementAndGet();
+        try {
           log.info(json ? json(entry) : text(entry));
+        } catch (RuntimeException e) {
+          LoggerFactory.getLogger(RequestLog.class).warn("Request log line failed", e);
         }
-      } catch (InterruptedException e) {
-        running = false;
-      } catch (RuntimeException e) {
-        LoggerFactory.getLogger(RequestLog.class).warn("Request log line failed", e);
       }
+      if (stopping) {
+        return;
+      }
+      LockSupport.parkNanos(this, TimeUnit.MILLISECONDS.toNanos(WAKE_MILLIS));
     }
   }
 
@@ -141,6 +157,7 @@ public final class RequestLog implements AutoCloseable {
   @Override
   public void close() {
     running = false;
+    LockSupport.unpark(writer);
     try {
       writer.join(2000);
     } catch (InterruptedException e) {
