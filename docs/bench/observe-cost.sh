@@ -10,11 +10,13 @@
 #   2. tokens/s and CPU per token at itl 0 with 64 concurrent streams.
 # Nodes: a control,replica node (the singletons and the replica) and the three ingress-only
 # nodes, so every ingress reaches the router the same way; the load generator is a separate
-# process. Each setting starts with two discarded warm-up runs per ingress (JIT).
-# Usage: docs/bench/observe-cost.sh [jar] [rounds]
+# process. Each setting starts with discarded warm-up runs per ingress (JIT; WARMUPS, default 2).
+# Usage: docs/bench/observe-cost.sh [jar] [rounds] [settings: itl20,itl0]
 set -euo pipefail
 jar="${1:-deploy/target/sluice.jar}"
 rounds="${2:-3}"
+settings="${3:-itl20,itl0}"
+warmups="${WARMUPS:-2}"
 work="$(mktemp -d)"
 trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$work"' EXIT
 variants=(on metrics off)
@@ -84,7 +86,7 @@ PY
 
 measure() { # setting concurrency requests tokens
   for v in "${variants[@]}"; do
-    bench "${port[$v]}" "$2" "$3" "$4" /dev/null; bench "${port[$v]}" "$2" "$3" "$4" /dev/null
+    for w in $(seq 1 "$warmups"); do bench "${port[$v]}" "$2" "$3" "$4" /dev/null; done
   done
   for r in $(seq 0 $(( rounds - 1 ))); do
     for k in 0 1 2; do
@@ -94,12 +96,16 @@ measure() { # setting concurrency requests tokens
 }
 
 echo "# setting, ingress, tokens/s, ingress CPU us/token, outcomes"
-start_nodes 20 250
-measure itl20-c1000 1000 4000 250
-stop_nodes
-start_nodes 0 250
-measure itl0-c64 64 6000 250
-stop_nodes
+if [[ ",$settings," == *",itl20,"* ]]; then
+  start_nodes 20 250
+  measure itl20-c1000 1000 4000 250
+  stop_nodes
+fi
+if [[ ",$settings," == *",itl0,"* ]]; then
+  start_nodes 0 250
+  measure itl0-c64 64 6000 250
+  stop_nodes
+fi
 echo "# request-log lines written by the 'on' ingress: $(grep -c 'sluice.requests' "$work/on.log" || true)"
 python3 - "$work/results.tsv" <<'PY'
 import sys, collections, statistics

@@ -84,15 +84,24 @@ class GrafanaDashboardIT {
       try {
         Await.untilOk(Duration.ofSeconds(30), "Prometheus ready", () -> TestNodes.get(
             PROMETHEUS_PORT, "/-/ready").statusCode() == 200);
+        // Prometheus hands its targets to the scraper a few seconds after it is ready.
+        Await.untilOk(Duration.ofSeconds(30), "the node scraped", () -> query("up == 1")
+            .size() == 1);
         long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(4);
         while (System.nanoTime() < end) {  // traffic over several scrapes, so rates have data
           TestNodes.post(node.ingressPort().orElseThrow(), "/v1/chat/completions",
               "{\"messages\":[{\"role\":\"user\",\"content\":\"graph me\"}],\"stream\":true}");
         }
-        Await.untilOk(Duration.ofSeconds(20), "scraped traffic", () -> query(
-            "sum(rate(sluice_ingress_requests_total[1m]))").size() == 1
-            && query("sum(rate(sluice_ingress_requests_total[1m]))").get(0).path("value").get(1)
-            .asDouble() > 0);
+        try {
+          Await.untilOk(Duration.ofSeconds(20), "scraped traffic", () -> {
+            JsonNode rate = query("sum(rate(sluice_ingress_requests_total[1m]))");
+            return rate.size() == 1 && rate.get(0).path("value").get(1).asDouble() > 0;
+          });
+        } catch (AssertionError e) {
+          throw new AssertionError(e.getMessage() + "; targets: " + TestNodes.get(
+              PROMETHEUS_PORT, "/api/v1/targets").body() + "; log: "
+              + Files.readString(dir.resolve("prometheus.log")), e);
+        }
 
         List<String> empty = new ArrayList<>();
         for (Map.Entry<String, String> panel : queries.entrySet()) {
