@@ -115,6 +115,10 @@ class MetricsIT {
     // may have read it): wait for the last one.
     Await.untilOk(Duration.ofSeconds(10), "every request counted", () -> scrape().sum(
         "sluice_ingress_requests_total") - before.sum("sluice_ingress_requests_total") == 16);
+    // A replica adds its engine's tokens to its counter on its load tick (every 50 ms).
+    Await.untilOk(Duration.ofSeconds(10), "every generated token counted", () -> scrape().sum(
+        "sluice_replica_generated_tokens_total")
+        - before.sum("sluice_replica_generated_tokens_total") >= 15 * 16);
     Exposition after = scrape();
 
     Map<Map<String, String>, Double> requests = growth(before, after,
