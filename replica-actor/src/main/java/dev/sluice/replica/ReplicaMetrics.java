@@ -19,7 +19,8 @@ import java.util.List;
  */
 final class ReplicaMetrics {
 
-  static final double[] TTFT_SECONDS = {0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10};
+  static final double[] TTFT_SECONDS = {0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.15, 0.2, 0.3,
+      0.5, 0.75, 1, 2.5, 5, 10};
 
   private static final SluiceMetrics METRICS = SluiceMetrics.global();
   private static final Gauge ONGOING = METRICS.gauge("replica_ongoing",

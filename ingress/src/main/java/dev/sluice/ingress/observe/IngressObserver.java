@@ -20,7 +20,8 @@ import java.util.concurrent.ConcurrentHashMap;
  */
 public final class IngressObserver {
 
-  static final double[] TTFT_SECONDS = {0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10};
+  static final double[] TTFT_SECONDS = {0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.15, 0.2, 0.3,
+      0.5, 0.75, 1, 2.5, 5, 10};
   static final double[] DURATION_SECONDS = {0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60,
       300};
   static final double[] ROUTE_SECONDS = {5e-5, 1e-4, 2.5e-4, 5e-4, 1e-3, 2.5e-3, 5e-3, 0.01,
@@ -55,7 +56,8 @@ public final class IngressObserver {
         + "by route, data path, status and X-Serve-Reason (none when the answer had none).",
         "route", "data_path", "status", "reason");
     Histogram ttft = metrics.histogram("ingress_ttft_seconds", "Time from a request's arrival "
-        + "to the first byte of its answer's body (successful answers).", TTFT_SECONDS,
+        + "to its first token: the first streamed chunk with text, or the first byte of a whole "
+        + "answer (successful answers).", TTFT_SECONDS,
         "route", "data_path");
     Histogram duration = metrics.histogram("ingress_request_duration_seconds", "Time from a "
         + "request's arrival to the last byte of its answer.", DURATION_SECONDS,
@@ -147,8 +149,8 @@ public final class IngressObserver {
           o -> requests.labelValues(o.route(), dataPath, Integer.toString(o.status()),
               o.reason() == null ? "none" : o.reason())).inc();
       RouteMetrics route = routes.get(trace.route);
-      if (trace.firstByteNanos >= 0 && trace.status < 300) {
-        route.ttft().observe((trace.firstByteNanos - trace.startNanos) / 1e9);
+      if (trace.firstTokenAt() >= 0 && trace.status < 300) {
+        route.ttft().observe((trace.firstTokenAt() - trace.startNanos) / 1e9);
       }
       route.duration().observe((now - trace.startNanos) / 1e9);
       bytes.inc(trace.bytes);
@@ -159,7 +161,7 @@ public final class IngressObserver {
     if (log != null) {
       log.offer(new RequestLog.Entry(trace.requestId, dataPath, trace.route, trace.replica,
           trace.status, trace.reason, outcome.label, ms(trace.routedNanos, trace.startNanos),
-          ms(trace.firstByteNanos, trace.startNanos), ms(now, trace.startNanos), trace.tokens,
+          ms(trace.firstTokenAt(), trace.startNanos), ms(now, trace.startNanos), trace.tokens,
           trace.bytes));
     }
   }

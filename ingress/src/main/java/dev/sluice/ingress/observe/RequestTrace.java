@@ -44,6 +44,8 @@ public final class RequestTrace {
   final long startNanos;
   long routedNanos = -1;
   long firstByteNanos = -1;
+  /** When the first token of a streamed answer went out (-1: none yet, or not streamed). */
+  long firstTokenNanos = -1;
   String replica;
   int status;
   String reason;
@@ -90,6 +92,9 @@ public final class RequestTrace {
     bytes += length;
     if (streaming) {
       countTokens(data, offset, length);
+      if (firstTokenNanos < 0 && tokens > 0) {
+        firstTokenNanos = System.nanoTime();
+      }
     }
   }
 
@@ -192,6 +197,14 @@ public final class RequestTrace {
 
   public String requestId() {
     return requestId;
+  }
+
+  /**
+   * When the client got its first token: for a streamed answer the first chunk with text (the
+   * role chunk a chat stream opens with is not a token), else the first byte of the body.
+   */
+  long firstTokenAt() {
+    return streaming ? firstTokenNanos : firstByteNanos;
   }
 
   public int status() {

@@ -90,6 +90,25 @@ class RequestTraceTest {
   }
 
   @Test
+  void theFirstTokenIsTheFirstChunkWithTextNotTheRoleChunk() {
+    RequestTrace trace = streamed();
+    byte[] role = chunk("data: {\"choices\":[{\"delta\":{\"role\":\"assistant\"}}]}\n\n")
+        .getBytes(StandardCharsets.UTF_8);
+    trace.body(role, 0, role.length);
+    assertThat(trace.firstByteNanos).isPositive();
+    assertThat(trace.firstTokenAt()).isEqualTo(-1);
+    byte[] token = chunk("data: {\"choices\":[{\"delta\":{\"content\":\"a\"}}]}\n\n")
+        .getBytes(StandardCharsets.UTF_8);
+    trace.body(token, 0, token.length);
+    assertThat(trace.firstTokenAt()).isGreaterThanOrEqualTo(trace.firstByteNanos);
+
+    RequestTrace whole = new RequestTrace("w", "/v1/chat/completions", System.nanoTime());
+    whole.head(200, null, false);
+    whole.body(role, 0, role.length);
+    assertThat(whole.firstTokenAt()).isEqualTo(whole.firstByteNanos).isPositive();
+  }
+
+  @Test
   void endsOnce() {
     RequestTrace trace = streamed();
     assertThat(trace.end()).isTrue();
