@@ -13,7 +13,8 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * The controller's metrics, labelled by deployment ({@code app#deployment}, as everywhere): replicas by state,
+ * The controller's metrics, labelled by deployment ({@code app#deployment}, as everywhere):
+ * replicas by state,
  * target replicas, replica starts, stops and replacements, scaling decisions, and how long a
  * reconcile pass takes. Gauges of deployments that were removed are dropped.
  */

@@ -134,7 +134,8 @@ class DashboardIT {
       assertThat(Integer.parseInt(driver.findElement(By.id("chart-tokens"))
           .getAttribute("data-points"))).isGreaterThan(1);
       wait.until(d -> !d.findElements(By.cssSelector("#replicas tbody tr")).isEmpty()
-          && d.findElement(By.cssSelector("#replicas tbody")).getText().matches("(?s).*\\d+\\.\\d.*"));
+          && d.findElement(By.cssSelector("#replicas tbody")).getText()
+              .matches("(?s).*\\d+\\.\\d.*"));
 
       byte[] png = ((TakesScreenshot) driver).getScreenshotAs(OutputType.BYTES);
       Files.write(Path.of("target", "dashboard.png"), png);

@@ -129,7 +129,8 @@ public final class ControllerApi {
     }
     request.discardEntityBytes(materializer);
     boolean known = path.equals(APPS) || path.equals("/api/events")
-        || path.equals("/api/cluster") || (path.startsWith(APPS + "/") && (parts.length == 4 || parts.length == 6));
+        || path.equals("/api/cluster")
+        || (path.startsWith(APPS + "/") && (parts.length == 4 || parts.length == 6));
     return done(error(known
         ? new ApiError(ApiError.Code.METHOD_NOT_ALLOWED, "Method " + method.value()
             + " not allowed on " + path, null)

@@ -53,7 +53,7 @@ public final class DashboardRoutes {
         "/vendor/uPlot.min.css", asset(UPLOT + "uPlot.min.css", css));
   }
 
-  /** Whether {@code path} is a static asset (served without the cluster token: it holds no data). */
+  /** Whether {@code path} is a static asset (served without the cluster token: no data). */
   public boolean isAsset(String path) {
     return assets.containsKey(path);
   }

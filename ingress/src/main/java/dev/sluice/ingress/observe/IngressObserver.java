@@ -32,6 +32,11 @@ public final class IngressObserver {
 
   private record Outcome(String route, int status, String reason) {}
 
+  /** Reason labels: Sluice's own reasons; anything else a replica sent counts as "other". */
+  private static final java.util.Set<String> REASONS = java.util.Arrays.stream(
+      dev.sluice.core.http.ServeReason.values()).map(dev.sluice.core.http.ServeReason::value)
+      .collect(java.util.stream.Collectors.toUnmodifiableSet());
+
   private record RouteMetrics(DistributionDataPoint ttft, DistributionDataPoint duration) {}
 
   private final String dataPath;
@@ -147,7 +152,7 @@ public final class IngressObserver {
       }
       outcomes.computeIfAbsent(new Outcome(trace.route, trace.status, trace.reason),
           o -> requests.labelValues(o.route(), dataPath, Integer.toString(o.status()),
-              o.reason() == null ? "none" : o.reason())).inc();
+              reasonLabel(o.reason()))).inc();
       RouteMetrics route = routes.get(trace.route);
       if (trace.firstTokenAt() >= 0 && trace.status < 300) {
         route.ttft().observe((trace.firstTokenAt() - trace.startNanos) / 1e9);
@@ -198,6 +203,10 @@ public final class IngressObserver {
 
   private static double ms(long at, long start) {
     return at < 0 ? -1 : (at - start) / 1e6;
+  }
+
+  static String reasonLabel(String reason) {
+    return reason == null ? "none" : REASONS.contains(reason) ? reason : "other";
   }
 
   static String route(String path) {

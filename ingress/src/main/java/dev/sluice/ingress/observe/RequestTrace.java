@@ -162,7 +162,7 @@ public final class RequestTrace {
     return found;
   }
 
-  /** Whether the colon at {@code i} ends a {@code "content"} or {@code "text"} key of a non-empty value. */
+  /** Whether the colon at {@code i} ends a "content" or "text" key whose value is not empty. */
   private static boolean isTextField(byte[] b, int start, int i) {
     // Both keys end in t": most colons fail the first test (of a chunk's keys only "object"
     // also ends so), and the rest is compared only then.

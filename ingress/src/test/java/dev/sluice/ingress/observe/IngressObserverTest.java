@@ -129,6 +129,15 @@ class IngressObserverTest {
   }
 
   @Test
+  void reasonsAreBoundedLabels() {
+    org.assertj.core.api.Assertions.assertThat(IngressObserver.reasonLabel(null)).isEqualTo("none");
+    org.assertj.core.api.Assertions.assertThat(IngressObserver.reasonLabel("no_replicas"))
+        .isEqualTo("no_replicas");
+    org.assertj.core.api.Assertions.assertThat(IngressObserver.reasonLabel("a-replica-said"))
+        .isEqualTo("other");
+  }
+
+  @Test
   void routesAreBoundedLabels() {
     assertThat(IngressObserver.route("/v1/chat/completions")).isEqualTo("/v1/chat/completions");
     assertThat(IngressObserver.route("/app/v1/completions")).isEqualTo("/v1/completions");

@@ -71,7 +71,8 @@ class RequestTraceTest {
   @Test
   void countsCompletionTextChunksAndAnUnframedStream() {
     RequestTrace trace = streamed();
-    byte[] body = ("data: {\"choices\":[{\"text\":\"a\"}]}\n\ndata: {\"choices\":[{\"text\":\"b\"}]}"
+    byte[] body = ("data: {\"choices\":[{\"text\":\"a\"}]}\n\n"
+        + "data: {\"choices\":[{\"text\":\"b\"}]}"
         + "\n\ndata: {\"choices\":[{\"text\":\"\",\"finish_reason\":\"stop\"}]}\n\n"
         + "data: [DONE]\n\n").getBytes(StandardCharsets.UTF_8);
     trace.body(body, 0, body.length);
