@@ -26,13 +26,14 @@ class ActorMetricsTest {
 
   sealed interface Msg {}
 
-  record Block(CountDownLatch release) implements Msg {}
+  record Block(CountDownLatch started, CountDownLatch release) implements Msg {}
 
   record Ping(CountDownLatch done) implements Msg {}
 
   private static Behavior<Msg> worker() {
     return Behaviors.receive(Msg.class)
         .onMessage(Block.class, block -> {
+          block.started().countDown();
           block.release().await(10, TimeUnit.SECONDS);
           return Behaviors.same();
         })
@@ -57,18 +58,28 @@ class ActorMetricsTest {
     double depthBefore = gauge("sluice_actor_mailbox_depth", "replica");
     ActorRef<Msg> actor = testKit.spawn(ActorMetrics.instrument(metrics, "test-worker", worker()),
         "worker", CountingMailbox.selector("replica"));
+    CountDownLatch started = new CountDownLatch(1);
     CountDownLatch release = new CountDownLatch(1);
     CountDownLatch pinged = new CountDownLatch(5);
-    actor.tell(new Block(release));
-    for (int i = 0; i < 5; i++) {
-      actor.tell(new Ping(pinged));
+    try {
+      actor.tell(new Block(started, release));
+      assertThat(started.await(10, TimeUnit.SECONDS)).isTrue();
+      for (int i = 0; i < 5; i++) {
+        actor.tell(new Ping(pinged));
+      }
+      // The worker is blocked in its first message: the five pings wait in its mailbox.
+      assertThat(gauge("sluice_actor_mailbox_depth", "replica") - depthBefore).isEqualTo(5);
+    } finally {
+      release.countDown();
     }
-    // The worker is blocked in its first message: the five pings wait in its mailbox.
-    assertThat(gauge("sluice_actor_mailbox_depth", "replica") - depthBefore).isEqualTo(5);
-    release.countDown();
     assertThat(pinged.await(10, TimeUnit.SECONDS)).isTrue();
     assertThat(gauge("sluice_actor_mailbox_depth", "replica") - depthBefore).isZero();
 
+    // The interceptor counts a message once its handling returns: a moment after the latch.
+    dev.sluice.core.testing.Await.until(java.time.Duration.ofSeconds(5), "six messages timed",
+        () -> metrics.registry().scrape(n -> n.equals("sluice_actor_processing_seconds"))
+            .stream().flatMap(s -> ((HistogramSnapshot) s).getDataPoints().stream())
+            .mapToLong(HistogramSnapshot.HistogramDataPointSnapshot::getCount).sum() == 6);
     var counts = metrics.registry().scrape(n -> n.equals("sluice_actor_messages")).stream()
         .flatMap(s -> ((CounterSnapshot) s).getDataPoints().stream()).toList();
     assertThat(counts).anySatisfy(p -> {
