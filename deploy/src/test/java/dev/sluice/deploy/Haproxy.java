@@ -52,6 +52,21 @@ final class Haproxy implements AutoCloseable {
         backend replica
           server r1 127.0.0.1:%d
         """.formatted(port, backendPort));
+    return start(dir, config, port);
+  }
+
+  /** Runs {@code config} (written into its own directory), listening on {@code port}. */
+  static Haproxy withConfig(Path dir, String config, int port) throws Exception {
+    if (!installed()) {
+      throw new IllegalStateException(BINARY + " is missing: ./run-tests installs it (Debian "
+          + "package haproxy)");
+    }
+    Path file = dir.resolve("haproxy.cfg");
+    Files.writeString(file, config);
+    return start(dir, file, port);
+  }
+
+  private static Haproxy start(Path dir, Path config, int port) throws Exception {
     Process process = new ProcessBuilder(BINARY, "-db", "-f", config.toString())
         .redirectErrorStream(true).redirectOutput(dir.resolve("haproxy.log").toFile()).start();
     Haproxy haproxy = new Haproxy(process, dir);

@@ -1,0 +1,106 @@
+package dev.sluice.deploy;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.typesafe.config.ConfigFactory;
+import dev.sluice.core.ReplicaInfo;
+import dev.sluice.core.ReplicaSet;
+import dev.sluice.deploy.haproxy.HaproxyConfig;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * HAProxy as a data plane (issue 13, first part): a real HAProxy running the generated config
+ * and Lua action in front of a real node's replicas. Every routed request lands on the replica
+ * the router chose, round-robin spreads evenly, and a router that cannot be reached is a 503 with
+ * its reason, never an answer from an unpinned server.
+ */
+class HaproxyDataPlaneIT {
+
+  private static final int ROUTED_PORT = 19180;
+  private static final int NO_ROUTER_PORT = 19181;
+  private static final int CLOSED_PORT = 19182;
+  private static final String CHAT = "/v1/chat/completions";
+
+  private static SluiceNode node;
+  private static Haproxy routed;
+  private static Haproxy noRouter;
+
+  private static List<HaproxyConfig.Replica> replicas() {
+    return node.ingressView().all().stream().map(ReplicaSet::replicas)
+        .flatMap(List::stream)
+        .map((ReplicaInfo r) -> new HaproxyConfig.Replica(r.id().toString(), r.host(), r.port()))
+        .toList();
+  }
+
+  private static Haproxy start(int port, int routerPort) throws Exception {
+    Path dir = Files.createTempDirectory("sluice-haproxy-plane");
+    Path lua = dir.resolve("sluice_route.lua");
+    Files.writeString(lua, HaproxyConfig.lua());
+    HaproxyConfig.Settings settings = new HaproxyConfig.Settings("127.0.0.1", port, "127.0.0.1",
+        routerPort, 5, "", "x-session-id", List.of("/"));
+    return Haproxy.withConfig(dir, HaproxyConfig.render(settings, replicas(), lua), port);
+  }
+
+  @BeforeAll
+  static void startAll() throws Exception {
+    node = TestNodes.local(TestNodes.app(2, 0, 1, 32), ConfigFactory.empty());
+    routed = start(ROUTED_PORT, node.routerPort().orElseThrow());
+    noRouter = start(NO_ROUTER_PORT, CLOSED_PORT);
+  }
+
+  @AfterAll
+  static void stopAll() throws Exception {
+    routed.close();
+    noRouter.close();
+    node.close();
+  }
+
+  @Test
+  void everyRequestLandsOnTheRoutersPickAndRoundRobinSpreadsEvenly() throws Exception {
+    Map<String, Integer> byReplica = new HashMap<>();
+    for (int i = 0; i < 100; i++) {
+      HttpResponse<String> response = TestNodes.post(ROUTED_PORT, CHAT,
+          "{\"messages\":[{\"role\":\"user\",\"content\":\"via haproxy\"}],\"stream\":true}");
+      assertThat(response.statusCode()).as(response.body()).isEqualTo(200);
+      assertThat(response.body()).endsWith("data: [DONE]\n\n");
+      String chosen = response.headers().firstValue("x-sluice-replica").orElseThrow();
+      assertThat(response.headers().firstValue("x-sluice-served-by")).hasValue(chosen);
+      byReplica.merge(chosen, 1, Integer::sum);
+    }
+    assertThat(byReplica).hasSize(2);
+    assertThat(byReplica.values()).allSatisfy(count -> assertThat(count).isBetween(48, 52));
+  }
+
+  @Test
+  void otherRoutesAreLoadBalancedAndHealthIsAnswered() throws Exception {
+    assertThat(TestNodes.get(ROUTED_PORT, "/-/healthz").statusCode()).isEqualTo(200);
+    HttpResponse<String> models = TestNodes.get(ROUTED_PORT, "/v1/models");
+    assertThat(models.statusCode()).isEqualTo(200);
+    assertThat(models.headers().firstValue("x-sluice-replica")).isEmpty();
+  }
+
+  @Test
+  void anUnreachableRouterIsA503WithItsReasonNeverAnUnpinnedAnswer() throws Exception {
+    HttpResponse<String> response = TestNodes.post(NO_ROUTER_PORT, CHAT,
+        "{\"messages\":[{\"role\":\"user\",\"content\":\"x\"}]}");
+    assertThat(response.statusCode()).isEqualTo(503);
+    assertThat(response.headers().firstValue("x-serve-reason")).hasValue("router_unreachable");
+    assertThat(response.headers().firstValue("content-type").orElse("")).startsWith("text/plain");
+    assertThat(response.body()).isEqualTo("Ingress request router failed: router_unreachable");
+    assertThat(response.headers().firstValue("x-sluice-served-by")).isEmpty();
+  }
+
+  @Test
+  void serverNamesAreSanitisedAsRayDoes() {
+    assertThat(HaproxyConfig.serverName("llm#sim#ab12")).isEqualTo("llm-sim-ab12");
+    assertThat(HaproxyConfig.serverName("app/dep#x y")).isEqualTo("app.dep-x_y");
+  }
+}
