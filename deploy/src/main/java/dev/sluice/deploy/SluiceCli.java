@@ -11,7 +11,8 @@ import picocli.CommandLine.Command;
     description = "Sluice: an LLM-serving control plane with direct streaming.",
     subcommands = {LocalCommand.class, NodeCommand.class, ApiCommands.Deploy.class,
         ApiCommands.Scale.class, ApiCommands.Status.class, ApiCommands.Delete.class,
-        EngineSimCommand.class, BenchCommand.class, CommandLine.HelpCommand.class})
+        EngineSimCommand.class, BenchCommand.class, HaproxyCommand.class,
+        CommandLine.HelpCommand.class})
 public final class SluiceCli implements Runnable {
 
   @CommandLine.Spec

@@ -27,6 +27,7 @@ class HaproxyDataPlaneIT {
   private static final int ROUTED_PORT = 19180;
   private static final int NO_ROUTER_PORT = 19181;
   private static final int CLOSED_PORT = 19182;
+  private static final int RENDERED_PORT = 19183;
   private static final String CHAT = "/v1/chat/completions";
 
   private static SluiceNode node;
@@ -96,6 +97,30 @@ class HaproxyDataPlaneIT {
     assertThat(response.headers().firstValue("content-type").orElse("")).startsWith("text/plain");
     assertThat(response.body()).isEqualTo("Ingress request router failed: router_unreachable");
     assertThat(response.headers().firstValue("x-sluice-served-by")).isEmpty();
+  }
+
+  @Test
+  void sluiceHaproxyRenderWritesAConfigThatServes() throws Exception {
+    Path dir = Files.createTempDirectory("sluice-haproxy-render");
+    Path lua = dir.resolve("route.lua");
+    java.io.StringWriter out = new java.io.StringWriter();
+    java.io.StringWriter err = new java.io.StringWriter();
+    int code = SluiceCli.execute(new java.io.PrintWriter(out, true),
+        new java.io.PrintWriter(err, true), "haproxy", "render",
+        "--address", "http://127.0.0.1:" + node.apiPort().orElseThrow(),
+        "--router", "127.0.0.1:" + node.routerPort().orElseThrow(),
+        "--bind", "127.0.0.1:" + RENDERED_PORT, "--lua", lua.toString());
+    assertThat(code).as(err.toString()).isZero();
+    assertThat(Files.readString(lua)).isEqualTo(HaproxyConfig.lua());
+    assertThat(out.toString()).contains("lua-load \"" + lua.toAbsolutePath() + "\"")
+        .contains("bind 127.0.0.1:" + RENDERED_PORT);
+    try (Haproxy rendered = Haproxy.withConfig(dir, out.toString(), RENDERED_PORT)) {
+      HttpResponse<String> response = TestNodes.post(RENDERED_PORT, CHAT,
+          "{\"messages\":[{\"role\":\"user\",\"content\":\"rendered\"}],\"stream\":true}");
+      assertThat(response.statusCode()).as(response.body()).isEqualTo(200);
+      assertThat(response.headers().firstValue("x-sluice-served-by"))
+          .isEqualTo(response.headers().firstValue("x-sluice-replica")).isPresent();
+    }
   }
 
   @Test

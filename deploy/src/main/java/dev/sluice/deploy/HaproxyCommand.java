@@ -1,0 +1,110 @@
+package dev.sluice.deploy;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.sluice.deploy.haproxy.HaproxyConfig;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/** {@code sluice haproxy render}: HAProxy as a data plane in front of the live replicas. */
+@Command(name = "haproxy", mixinStandardHelpOptions = true,
+    description = "HAProxy as a second data plane in front of the same replicas and router.",
+    subcommands = HaproxyCommand.Render.class)
+final class HaproxyCommand {
+
+  @Command(name = "render", mixinStandardHelpOptions = true,
+      description = "Print an haproxy.cfg for the replicas RUNNING now (read from the controller "
+          + "API) and write the Lua routing action it loads.")
+  static final class Render implements Callable<Integer> {
+    @Option(names = "--address", paramLabel = "URL",
+        defaultValue = "${env:SLUICE_ADDRESS:-http://127.0.0.1:8265}",
+        description = "The controller API (env SLUICE_ADDRESS; default ${DEFAULT-VALUE}).")
+    String address;
+
+    @Spec CommandSpec spec;
+
+    @Option(names = "--bind", paramLabel = "HOST:PORT", defaultValue = "127.0.0.1:8080",
+        description = "Where HAProxy listens (default ${DEFAULT-VALUE}).")
+    String bind;
+
+    @Option(names = "--router", paramLabel = "HOST:PORT", defaultValue = "127.0.0.1:8500",
+        description = "The router's POST /internal/route (default ${DEFAULT-VALUE}).")
+    String router;
+
+    @Option(names = "--route-timeout", paramLabel = "SECONDS", defaultValue = "5",
+        description = "How long the Lua action waits for the router (default ${DEFAULT-VALUE}).")
+    double routeTimeout;
+
+    @Option(names = "--lua", paramLabel = "FILE", defaultValue = "sluice_route.lua",
+        description = "Where to write the Lua action the config loads (default ${DEFAULT-VALUE}).")
+    Path lua;
+
+    @Override
+    public Integer call() throws IOException {
+      JsonNode status = ApiClient.fromEnvironment(address)
+          .send("GET", "/api/applications", null, null);
+      URI bindAt = hostPort("--bind", bind);
+      URI routerAt = hostPort("--router", router);
+      HaproxyConfig.Settings settings = new HaproxyConfig.Settings(bindAt.getHost(),
+          bindAt.getPort(), routerAt.getHost(), routerAt.getPort(), routeTimeout,
+          System.getenv().getOrDefault("SLUICE_CLUSTER_TOKEN", ""), "x-session-id",
+          routePrefixes(status));
+      Files.writeString(lua, HaproxyConfig.lua());
+      PrintWriter out = spec.commandLine().getOut();
+      out.print(HaproxyConfig.render(settings, runningReplicas(status), lua));
+      out.flush();
+      return 0;
+    }
+  }
+
+  private HaproxyCommand() {}
+
+  static URI hostPort(String option, String value) {
+    URI uri = URI.create("tcp://" + value);
+    if (uri.getHost() == null || uri.getPort() <= 0) {
+      throw new IllegalArgumentException(option + ": '" + value + "' (expected HOST:PORT)");
+    }
+    return uri;
+  }
+
+  /** The RUNNING replicas with an endpoint, from {@code GET /api/applications}. */
+  static List<HaproxyConfig.Replica> runningReplicas(JsonNode status) {
+    List<HaproxyConfig.Replica> replicas = new ArrayList<>();
+    for (JsonNode app : status.path("applications")) {
+      for (JsonNode deployment : app.path("deployments")) {
+        for (JsonNode replica : deployment.path("replicas")) {
+          String endpoint = replica.path("endpoint").asText("");
+          if (replica.path("state").asText().equals("RUNNING") && !endpoint.isEmpty()) {
+            URI uri = URI.create(endpoint);
+            replicas.add(new HaproxyConfig.Replica(replica.path("replica_id").asText(),
+                uri.getHost(), uri.getPort()));
+          }
+        }
+      }
+    }
+    return replicas;
+  }
+
+  /** Every application's route prefix (at least "/"). */
+  static List<String> routePrefixes(JsonNode status) {
+    Set<String> prefixes = new LinkedHashSet<>();
+    for (JsonNode app : status.path("applications")) {
+      prefixes.add(app.path("route_prefix").asText("/"));
+    }
+    if (prefixes.isEmpty()) {
+      prefixes.add("/");
+    }
+    return List.copyOf(prefixes);
+  }
+}
