@@ -19,8 +19,9 @@ import org.junit.jupiter.api.Test;
 /**
  * HAProxy as a data plane (issue 13, first part): a real HAProxy running the generated config
  * and Lua action in front of a real node's replicas. Every routed request lands on the replica
- * the router chose, round-robin spreads evenly, and a router that cannot be reached is a 503 with
- * its reason, never an answer from an unpinned server.
+ * the router chose, round-robin spreads evenly, and every router failure (unreachable, not 200,
+ * an unparseable or unknown replica id) is a 503 with its reason, never an answer from an
+ * unpinned server.
  */
 class HaproxyDataPlaneIT {
 
@@ -28,6 +29,8 @@ class HaproxyDataPlaneIT {
   private static final int NO_ROUTER_PORT = 19181;
   private static final int CLOSED_PORT = 19182;
   private static final int RENDERED_PORT = 19183;
+  private static final int FAKE_ROUTED_PORT = 19184;
+  private static final int FAKE_ROUTER_PORT = 19185;
   private static final String CHAT = "/v1/chat/completions";
 
   private static SluiceNode node;
@@ -120,6 +123,45 @@ class HaproxyDataPlaneIT {
       assertThat(response.statusCode()).as(response.body()).isEqualTo(200);
       assertThat(response.headers().firstValue("x-sluice-served-by"))
           .isEqualTo(response.headers().firstValue("x-sluice-replica")).isPresent();
+    }
+  }
+
+  /** A stand-in router on {@code port}: every route answered with {@code status}, {@code body}. */
+  private static com.sun.net.httpserver.HttpServer fakeRouter(int port, int status, String body)
+      throws Exception {
+    var server = com.sun.net.httpserver.HttpServer.create(
+        new java.net.InetSocketAddress("127.0.0.1", port), 16);
+    server.createContext("/internal/route", exchange -> {
+      byte[] bytes = body.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+      exchange.getResponseHeaders().add("content-type", "application/json");
+      exchange.sendResponseHeaders(status, bytes.length);
+      exchange.getResponseBody().write(bytes);
+      exchange.close();
+    });
+    server.start();
+    return server;
+  }
+
+  @Test
+  void everyRouterFailureIsA503WithItsReason() throws Exception {
+    record Case(int status, String body, String reason) {}
+    List<Case> cases = List.of(
+        new Case(503, "{\"detail\":\"no replicas\"}", "router_non_200"),
+        new Case(200, "not json at all", "unparseable_replica_id"),
+        new Case(200, "{\"host\":\"127.0.0.1\",\"port\":1,\"replica_id\":\"llm#sim#nosuch\"}",
+            "unknown_replica_id"));
+    for (Case c : cases) {
+      var router = fakeRouter(FAKE_ROUTER_PORT, c.status(), c.body());
+      try (Haproxy haproxy = start(FAKE_ROUTED_PORT, FAKE_ROUTER_PORT)) {
+        HttpResponse<String> response = TestNodes.post(FAKE_ROUTED_PORT, CHAT,
+            "{\"messages\":[{\"role\":\"user\",\"content\":\"x\"}],\"stream\":true}");
+        assertThat(response.statusCode()).as(c.reason()).isEqualTo(503);
+        assertThat(response.headers().firstValue("x-serve-reason")).hasValue(c.reason());
+        assertThat(response.body()).isEqualTo("Ingress request router failed: " + c.reason());
+        assertThat(response.headers().firstValue("x-sluice-served-by")).isEmpty();
+      } finally {
+        router.stop(0);
+      }
     }
   }
 
