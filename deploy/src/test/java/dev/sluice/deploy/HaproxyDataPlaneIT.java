@@ -31,6 +31,7 @@ class HaproxyDataPlaneIT {
   private static final int RENDERED_PORT = 19183;
   private static final int FAKE_ROUTED_PORT = 19184;
   private static final int FAKE_ROUTER_PORT = 19185;
+  private static final int STICKY_PORT = 19186;
   private static final String CHAT = "/v1/chat/completions";
 
   private static SluiceNode node;
@@ -161,6 +162,47 @@ class HaproxyDataPlaneIT {
         assertThat(response.headers().firstValue("x-sluice-served-by")).isEmpty();
       } finally {
         router.stop(0);
+      }
+    }
+  }
+
+  @Test
+  void sessionsStayOnTheirReplicaWithConsistentHash() throws Exception {
+    String app = """
+        applications:
+          - name: sticky
+            llm_configs:
+              - model_loading_config: {model_id: sim}
+                engine_config: {type: simulated, ttft_ms: 0, itl_ms: 1, default_max_tokens: 4}
+                deployment_config:
+                  num_replicas: 3
+                  max_ongoing_requests: 32
+                  request_router_config: {request_router_class: consistent-hash}
+        """;
+    try (SluiceNode sticky = TestNodes.local(app, ConfigFactory.empty())) {
+      Path dir = Files.createTempDirectory("sluice-haproxy-sticky");
+      Path lua = dir.resolve("sluice_route.lua");
+      Files.writeString(lua, HaproxyConfig.lua());
+      List<HaproxyConfig.Replica> replicas = sticky.ingressView().all().stream()
+          .map(ReplicaSet::replicas).flatMap(List::stream)
+          .map(r -> new HaproxyConfig.Replica(r.id().toString(), r.host(), r.port())).toList();
+      HaproxyConfig.Settings settings = new HaproxyConfig.Settings("127.0.0.1", STICKY_PORT,
+          "127.0.0.1", sticky.routerPort().orElseThrow(), 5, "", "x-session-id", List.of("/"));
+      try (Haproxy haproxy = Haproxy.withConfig(dir,
+          HaproxyConfig.render(settings, replicas, lua), STICKY_PORT)) {
+        Map<String, String> home = new HashMap<>();
+        for (int turn = 0; turn < 5; turn++) {
+          for (int session = 0; session < 20; session++) {
+            HttpResponse<String> response = TestNodes.post(STICKY_PORT, CHAT,
+                "{\"messages\":[{\"role\":\"user\",\"content\":\"turn\"}],\"stream\":true}",
+                "x-session-id", "session-" + session);
+            assertThat(response.statusCode()).as(response.body()).isEqualTo(200);
+            String servedBy = response.headers().firstValue("x-sluice-served-by").orElseThrow();
+            assertThat(home.putIfAbsent("session-" + session, servedBy))
+                .as("session %d, turn %d", session, turn).isIn(null, servedBy);
+          }
+        }
+        assertThat(new java.util.HashSet<>(home.values())).hasSizeGreaterThan(1);
       }
     }
   }
