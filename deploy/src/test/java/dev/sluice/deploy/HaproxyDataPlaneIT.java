@@ -38,20 +38,25 @@ class HaproxyDataPlaneIT {
   private static Haproxy routed;
   private static Haproxy noRouter;
 
-  private static List<HaproxyConfig.Replica> replicas() {
-    return node.ingressView().all().stream().map(ReplicaSet::replicas)
+  private static List<HaproxyConfig.Replica> replicas(SluiceNode of) {
+    return of.ingressView().all().stream().map(ReplicaSet::replicas)
         .flatMap(List::stream)
         .map((ReplicaInfo r) -> new HaproxyConfig.Replica(r.id().toString(), r.host(), r.port()))
         .toList();
   }
 
   private static Haproxy start(int port, int routerPort) throws Exception {
+    return start(node, port, routerPort);
+  }
+
+  /** HAProxy with the generated config in front of {@code of}'s replicas. */
+  private static Haproxy start(SluiceNode of, int port, int routerPort) throws Exception {
     Path dir = Files.createTempDirectory("sluice-haproxy-plane");
     Path lua = dir.resolve("sluice_route.lua");
     Files.writeString(lua, HaproxyConfig.lua());
     HaproxyConfig.Settings settings = new HaproxyConfig.Settings("127.0.0.1", port, "127.0.0.1",
         routerPort, 5, "", "x-session-id", List.of("/"));
-    return Haproxy.withConfig(dir, HaproxyConfig.render(settings, replicas(), lua), port);
+    return Haproxy.withConfig(dir, HaproxyConfig.render(settings, replicas(of), lua), port);
   }
 
   @BeforeAll
@@ -180,16 +185,7 @@ class HaproxyDataPlaneIT {
                   request_router_config: {request_router_class: consistent-hash}
         """;
     try (SluiceNode sticky = TestNodes.local(app, ConfigFactory.empty())) {
-      Path dir = Files.createTempDirectory("sluice-haproxy-sticky");
-      Path lua = dir.resolve("sluice_route.lua");
-      Files.writeString(lua, HaproxyConfig.lua());
-      List<HaproxyConfig.Replica> replicas = sticky.ingressView().all().stream()
-          .map(ReplicaSet::replicas).flatMap(List::stream)
-          .map(r -> new HaproxyConfig.Replica(r.id().toString(), r.host(), r.port())).toList();
-      HaproxyConfig.Settings settings = new HaproxyConfig.Settings("127.0.0.1", STICKY_PORT,
-          "127.0.0.1", sticky.routerPort().orElseThrow(), 5, "", "x-session-id", List.of("/"));
-      try (Haproxy haproxy = Haproxy.withConfig(dir,
-          HaproxyConfig.render(settings, replicas, lua), STICKY_PORT)) {
+      try (Haproxy haproxy = start(sticky, STICKY_PORT, sticky.routerPort().orElseThrow())) {
         Map<String, String> home = new HashMap<>();
         for (int turn = 0; turn < 5; turn++) {
           for (int session = 0; session < 20; session++) {

@@ -34,6 +34,17 @@ import org.apache.pekko.cluster.typed.Cluster;
  */
 public final class DashboardFeed implements AutoCloseable {
 
+  /**
+   * The metric families this feed reads from every node's {@link NodeStats} (names as the
+   * registry knows them, without suffixes): what each node samples and publishes.
+   */
+  public static final java.util.Set<String> FAMILIES = java.util.Set.of(
+      "sluice_ingress_requests", "sluice_ingress_ttft_seconds",
+      "sluice_ingress_delivered_tokens", "sluice_replica_ongoing", "sluice_replica_slots",
+      "sluice_replica_generated_tokens", "sluice_replica_ttft_seconds",
+      "sluice_router_decisions", "sluice_router_affinity_rate", "sluice_capacity_in_flight",
+      "sluice_capacity_capacity", "sluice_actor_messages", "sluice_actor_mailbox_depth",
+      "sluice_actor_processing_seconds");
   static final int HISTORY_POINTS = 300;
   private static final long RATE_WINDOW_MS = 3_000;
   private static final long QUANTILE_WINDOW_MS = 10_000;

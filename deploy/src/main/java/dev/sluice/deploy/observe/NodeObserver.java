@@ -1,5 +1,6 @@
 package dev.sluice.deploy.observe;
 
+import dev.sluice.controller.dashboard.DashboardFeed;
 import dev.sluice.core.metrics.NodeStats;
 import dev.sluice.core.metrics.NodeStatsTopic;
 import dev.sluice.core.metrics.SluiceMetrics;
@@ -9,7 +10,6 @@ import io.prometheus.metrics.core.metrics.Gauge;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
-import java.util.Set;
 import org.apache.pekko.actor.DeadLetter;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
@@ -27,15 +27,6 @@ import org.apache.pekko.cluster.typed.Cluster;
  * ({@code sluice_actor_dead_letters_total}).
  */
 public final class NodeObserver {
-
-  /** The families dashboards read (names as the registry knows them, without suffixes). */
-  public static final Set<String> DASHBOARD_FAMILIES = Set.of(
-      "sluice_ingress_requests", "sluice_ingress_ttft_seconds",
-      "sluice_ingress_delivered_tokens", "sluice_replica_ongoing", "sluice_replica_slots",
-      "sluice_replica_generated_tokens", "sluice_replica_ttft_seconds",
-      "sluice_router_decisions", "sluice_router_affinity_rate", "sluice_capacity_in_flight",
-      "sluice_capacity_capacity", "sluice_actor_messages", "sluice_actor_mailbox_depth",
-      "sluice_actor_processing_seconds");
 
   private static final String[] STATUSES = {"Joining", "WeaklyUp", "Up", "Leaving", "Exiting",
       "Down", "Removed", "PreparingForShutdown", "ReadyForShutdown"};
@@ -55,7 +46,7 @@ public final class NodeObserver {
         "Cluster members this node's failure detector marks unreachable.");
     Counter deadLetters = metrics.counter("actor_dead_letters_total",
         "Messages sent to actors that no longer exist (or never did) on this node.");
-    StatsSampler sampler = new StatsSampler(metrics.registry(), DASHBOARD_FAMILIES);
+    StatsSampler sampler = new StatsSampler(metrics.registry(), DashboardFeed.FAMILIES);
     return Behaviors.<Command>setup(context -> {
       ActorRef<Topic.Command<NodeStats>> topic =
           context.spawn(NodeStatsTopic.behavior(), "node-stats-topic");

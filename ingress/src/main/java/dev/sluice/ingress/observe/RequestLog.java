@@ -9,7 +9,6 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
-import java.util.concurrent.atomic.LongAdder;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -42,7 +41,6 @@ public final class RequestLog implements AutoCloseable {
   private final int capacity;
   private final Queue<Entry> queue = new ConcurrentLinkedQueue<>();
   private final AtomicInteger queued = new AtomicInteger();
-  private final LongAdder dropped = new LongAdder();
   private final Runnable onDrop;
   private final Thread writer;
   private volatile boolean running = true;
@@ -64,16 +62,10 @@ public final class RequestLog implements AutoCloseable {
   void offer(Entry entry) {
     if (queued.incrementAndGet() > capacity) {
       queued.decrementAndGet();
-      dropped.increment();
       onDrop.run();
       return;
     }
     queue.add(entry);
-  }
-
-  /** Entries dropped because the writer fell behind. */
-  public long dropped() {
-    return dropped.sum();
   }
 
   private void drain() {

@@ -195,20 +195,12 @@ public final class RequestTrace {
     return true;
   }
 
-  public String requestId() {
-    return requestId;
-  }
-
   /**
    * When the client got its first token: for a streamed answer the first chunk with text (the
    * role chunk a chat stream opens with is not a token), else the first byte of the body.
    */
   long firstTokenAt() {
     return streaming ? firstTokenNanos : firstByteNanos;
-  }
-
-  public int status() {
-    return status;
   }
 
   public long tokens() {
