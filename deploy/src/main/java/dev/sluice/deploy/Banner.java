@@ -26,6 +26,10 @@ final class Banner {
     out.println("  Ingress (OpenAI API): " + ingress);
     node.relayedIngressPort().ifPresent(port -> out.println("  Relayed-path ingress: http://"
         + host + ":" + port + " (the control group: same API, tokens relayed through actors)"));
+    node.haproxy().ifPresent(plane -> out.println("  HAProxy data plane:   http://"
+        + node.system().settings().config().getString("sluice.haproxy.host") + ":"
+        + node.system().settings().config().getInt("sluice.haproxy.port")
+        + " (same API; HAProxy pins each request to the router's pick)"));
     node.routerPort().ifPresent(port -> out.println("  Router endpoint:      http://"
         + node.system().settings().config().getString("sluice.router.http.host") + ":" + port
         + "/internal/route"));

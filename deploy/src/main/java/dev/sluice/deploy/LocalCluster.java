@@ -42,9 +42,13 @@ final class LocalCluster {
   private final Duration drain;
   private final Path logs;
   private final List<Process> processes = new ArrayList<>();
+  private final int haproxyPort;
 
-  LocalCluster(List<Plan> plans, Optional<Path> config, Duration drain) throws IOException {
+  /** {@code haproxyPort}: HAProxy beside the first control node's ingress (-1: none). */
+  LocalCluster(List<Plan> plans, Optional<Path> config, Duration drain, int haproxyPort)
+      throws IOException {
     this.plans = plans;
+    this.haproxyPort = haproxyPort;
     this.config = config;
     this.drain = drain;
     this.logs = Files.createTempDirectory("sluice-local-");
@@ -89,6 +93,7 @@ final class LocalCluster {
       ports.put("controller API of " + plan.name(), plan.api());
       ports.put("router endpoint of " + plan.name(), plan.router());
       ports.put("metrics of " + plan.name(), plan.metrics());
+      ports.put("HAProxy of " + plan.name(), plan == plans.get(0) ? haproxyPort : -1);
       Ports.requireFree("127.0.0.1", ports);
     }
     Thread stopper = new Thread(this::stopAll, "sluice-local-stop");
@@ -131,6 +136,9 @@ final class LocalCluster {
       command.addAll(List.of("--ingress-port", String.valueOf(plan.ingress()), "--api-port",
           String.valueOf(plan.api()), "--router-port", String.valueOf(plan.router())));
       config.ifPresent(file -> command.addAll(List.of("--config", file.toString())));
+    }
+    if (plan == plans.get(0) && haproxyPort >= 0) {
+      command.addAll(List.of("--haproxy-port", String.valueOf(haproxyPort)));
     }
     Path log = logs.resolve(plan.name() + ".log");
     return new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile())
@@ -214,6 +222,9 @@ final class LocalCluster {
         line.append(", ingress :").append(plan.ingress());
         if (plan.api() >= 0) {
           line.append(", API :").append(plan.api());
+        }
+        if (i == 0 && haproxyPort >= 0) {
+          line.append(", HAProxy :").append(haproxyPort);
         }
       } else {
         line.append(", replica ports ").append(plan.replicaPorts());

@@ -46,6 +46,11 @@ final class LocalCommand implements Callable<Integer> {
       + "(default: 9464; with --nodes, node i uses PORT+i; -1 = none).")
   Integer metricsPort;
 
+  @Option(names = "--haproxy-port", paramLabel = "PORT",
+      description = "Also run HAProxy (the haproxy on the PATH, 2.6+ with Lua) on this port as "
+          + "a second data plane in front of the same replicas and router (default: none).")
+  Integer haproxyPort;
+
   @Option(names = "--nodes", paramLabel = "N",
       description = "Run N node processes instead of one JVM: control node(s) with an ingress "
           + "each, and replica nodes. Ports count up from --port, --api-port, --router-port "
@@ -71,7 +76,8 @@ final class LocalCommand implements Callable<Integer> {
       }
       return new LocalCluster(LocalCluster.plan(nodes, controlNodes, ingress, api, router,
           remoting, metrics), Optional.ofNullable(config),
-          defaults.getDuration("sluice.ingress.drain-timeout")).run(System.out);
+          defaults.getDuration("sluice.ingress.drain-timeout"),
+          haproxyPort == null ? -1 : haproxyPort).run(System.out);
     }
     Map<String, Integer> ports = new java.util.LinkedHashMap<>();
     ports.put("cluster remoting", remoting);
@@ -80,6 +86,7 @@ final class LocalCommand implements Callable<Integer> {
     ports.put("router endpoint", router);
     ports.put("relayed-path ingress", relayedPort == null ? -1 : relayedPort);
     ports.put("metrics", metrics);
+    ports.put("HAProxy", haproxyPort == null ? -1 : haproxyPort);
     Ports.requireFree("127.0.0.1", ports);
     Map<String, Object> given = new HashMap<>();
     if (apiPort != null) {
@@ -99,6 +106,9 @@ final class LocalCommand implements Callable<Integer> {
     }
     if (metricsPort != null) {
       given.put("sluice.metrics.port", metricsPort);
+    }
+    if (haproxyPort != null) {
+      given.put("sluice.haproxy.port", haproxyPort);
     }
     var overrides = ConfigFactory.parseMap(given);
     PrintStream out = System.out;

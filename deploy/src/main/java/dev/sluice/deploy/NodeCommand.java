@@ -58,6 +58,11 @@ final class NodeCommand implements Callable<Integer> {
       description = "Port of POST /internal/route on control nodes (default: 8500; -1 = none).")
   Integer routerPort;
 
+  @Option(names = "--haproxy-port", paramLabel = "PORT",
+      description = "Ingress nodes: also run HAProxy (2.6+ with Lua, from the PATH) on this port "
+          + "as a second data plane, pinned by the router (default: none; see sluice.haproxy).")
+  Integer haproxyPort;
+
   @Option(names = "--discovery", paramLabel = "METHOD",
       description = "How to find the cluster: seed-nodes (default; --seed-nodes), "
           + "kubernetes-api (pods labelled app=sluice, no seed nodes) or config "
@@ -98,6 +103,11 @@ final class NodeCommand implements Callable<Integer> {
     put(given, "sluice.controller.api.port", apiPort);
     put(given, "sluice.router.http.port", routerPort);
     put(given, "sluice.metrics.port", metricsPort);
+    put(given, "sluice.haproxy.port", haproxyPort);
+    if (haproxyPort != null && !parsed.contains(Role.INGRESS)) {
+      throw new IllegalArgumentException("--haproxy-port: only ingress nodes run HAProxy (this "
+          + "node's roles: " + roles + ")");
+    }
     put(given, "sluice.cluster.discovery", discovery);
     put(given, "sluice.cluster.contact-points", contactPoints);
     put(given, "sluice.cluster.required-contact-points", requiredContactPoints);
@@ -123,6 +133,9 @@ final class NodeCommand implements Callable<Integer> {
         + node.system().settings().config().getString("sluice.ingress.host") + ":" + p));
     node.apiPort().ifPresent(p -> System.out.println("  Controller API port " + p));
     node.routerPort().ifPresent(p -> System.out.println("  Router endpoint port " + p));
+    node.haproxy().ifPresent(h -> System.out.println("  HAProxy data plane: http://"
+        + node.system().settings().config().getString("sluice.haproxy.host") + ":"
+        + node.system().settings().config().getInt("sluice.haproxy.port")));
     node.metricsPort().ifPresent(p -> System.out.println("  Metrics: http://"
         + node.system().settings().config().getString("sluice.metrics.host") + ":" + p
         + "/metrics"));
@@ -157,6 +170,8 @@ final class NodeCommand implements Callable<Integer> {
     if (roles.contains(Role.INGRESS)) {
       Ports.requireFree(config.getString("sluice.ingress.host"),
           Map.of("ingress", config.getInt("sluice.ingress.port")));
+      Ports.requireFree(config.getString("sluice.haproxy.host"),
+          Map.of("HAProxy", config.getInt("sluice.haproxy.port")));
     }
     if (roles.contains(Role.CONTROL)) {
       Ports.requireFree(config.getString("sluice.controller.api.host"),

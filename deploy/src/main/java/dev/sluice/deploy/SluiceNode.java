@@ -14,6 +14,9 @@ import dev.sluice.core.http.ClusterToken;
 import dev.sluice.core.metrics.ActorMetrics;
 import dev.sluice.core.metrics.CountingMailbox;
 import dev.sluice.core.metrics.SluiceMetrics;
+import dev.sluice.deploy.haproxy.HaproxyDataPlane;
+import dev.sluice.deploy.haproxy.HaproxySettings;
+import dev.sluice.deploy.haproxy.HaproxySync;
 import dev.sluice.deploy.observe.MetricsEndpoint;
 import dev.sluice.deploy.observe.NodeObserver;
 import dev.sluice.ingress.IngressBinding;
@@ -28,11 +31,14 @@ import dev.sluice.router.http.RouterHttpEndpoint;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import org.apache.pekko.Done;
 import org.apache.pekko.actor.Address;
+import org.apache.pekko.actor.CoordinatedShutdown;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.actor.typed.Behavior;
@@ -70,6 +76,7 @@ public final class SluiceNode implements AutoCloseable {
   private final Optional<ServerBinding> apiBinding;
   private final Optional<ServerBinding> metricsBinding;
   private Optional<IngressBinding> relayedBinding = Optional.empty();
+  private Optional<HaproxyDataPlane> haproxy = Optional.empty();
   private final ReplicaSetView ingressView = new ReplicaSetView();
 
   private SluiceNode(NodeOptions options) throws Exception {
@@ -158,11 +165,38 @@ public final class SluiceNode implements AutoCloseable {
           this.relayedBinding = Optional.of(relayed);
           log.info("Relayed-path ingress listening on {}", relayed.localAddress());
         }
+        startHaproxy(config);
       } else {
         this.ingressBinding = Optional.empty();
       }
     } catch (Exception | Error e) {
       system.terminate();
+      throw e;
+    }
+  }
+
+  /** HAProxy as a second data plane beside the ingress, if {@code sluice.haproxy.port} asks. */
+  private void startHaproxy(Config config) throws Exception {
+    if (!HaproxySettings.fromConfig(config).enabled()) {
+      return;
+    }
+    HaproxyDataPlane plane = HaproxyDataPlane.start(config, routerPort(),
+        SluiceMetrics.global());
+    this.haproxy = Optional.of(plane);
+    CoordinatedShutdown.get(system).addTask(CoordinatedShutdown.PhaseServiceRequestsDone(),
+        "haproxy-soft-stop", () -> CompletableFuture.supplyAsync(() -> {
+          try {
+            plane.close();
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+          }
+          return Done.getInstance();
+        }));
+    try {
+      spawn(HaproxySync.create(plane, HaproxySettings.fromConfig(config).syncDelay()),
+          "haproxy-sync");
+    } catch (Exception e) {
+      plane.close();
       throw e;
     }
   }
@@ -308,6 +342,11 @@ public final class SluiceNode implements AutoCloseable {
   /** The port of this node's {@code /metrics} (empty when off). */
   public Optional<Integer> metricsPort() {
     return metricsBinding.map(b -> b.localAddress().getPort());
+  }
+
+  /** The HAProxy data plane beside this node's ingress, if {@code sluice.haproxy.port} >= 0. */
+  public Optional<HaproxyDataPlane> haproxy() {
+    return haproxy;
   }
 
   public Optional<Integer> routerPort() {

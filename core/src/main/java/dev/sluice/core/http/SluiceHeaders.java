@@ -16,6 +16,12 @@ public final class SluiceHeaders {
   /** {@code <sent>/<total>} bytes when a forwarded body was cut for the router. */
   public static final String BODY_TRUNCATED = "x-body-truncated";
 
+  /**
+   * On {@code POST /internal/route}: replica ids (comma-separated) the caller cannot use, such as
+   * replicas an external data plane does not know yet; the router chooses among the others.
+   */
+  public static final String EXCLUDE = "x-sluice-exclude";
+
   /** A slot reservation token: the replica uses the reserved slot instead of taking another. */
   public static final String SLOT_TOKEN = "x-sluice-slot-token";
 

@@ -4,7 +4,9 @@
 -- generated haproxy.cfg answers 503 with that reason before any use_backend (fail closed).
 -- Settings come from the environment the generated haproxy.cfg sets (setenv in its global
 -- section): SLUICE_ROUTER_HOST, SLUICE_ROUTER_PORT, SLUICE_ROUTE_TIMEOUT_S,
--- SLUICE_ROUTER_TOKEN (optional), SLUICE_SESSION_HEADER, SLUICE_BACKEND.
+-- SLUICE_ROUTER_TOKEN (optional), SLUICE_SESSION_HEADER, SLUICE_BACKEND and
+-- SLUICE_FORWARD_BODY_LIMIT (0: the router gets no body; else up to that many bytes of it, with
+-- X-Body-Truncated: <sent>/<total> when cut, as the ingress does).
 
 local router_host = os.getenv("SLUICE_ROUTER_HOST") or "127.0.0.1"
 local router_port = tonumber(os.getenv("SLUICE_ROUTER_PORT") or "8500")
@@ -12,6 +14,7 @@ local timeout_s = tonumber(os.getenv("SLUICE_ROUTE_TIMEOUT_S") or "5")
 local token = os.getenv("SLUICE_ROUTER_TOKEN") or ""
 local session_header = os.getenv("SLUICE_SESSION_HEADER") or "x-session-id"
 local backend_name = os.getenv("SLUICE_BACKEND") or "sluice_replicas"
+local forward_limit = tonumber(os.getenv("SLUICE_FORWARD_BODY_LIMIT") or "0") or 0
 
 -- The server name of a replica id: '#' -> '-', '/' -> '.', anything else outside
 -- [A-Za-z0-9._-] -> '_' (the same rule as the Java renderer).
@@ -32,15 +35,42 @@ local function safe(value)
   return value
 end
 
-local function route(txn)
+-- The body for the router (buffered by option http-buffer-request) and, when it is not all of
+-- the client's body, the X-Body-Truncated value.
+local function forwarded_body(txn)
+  if forward_limit <= 0 then
+    return "", nil
+  end
+  local body = txn.f:req_body() or ""
+  local total = tonumber(txn.f:req_body_size()) or #body
+  if #body > forward_limit then
+    body = body:sub(1, forward_limit)
+  end
+  if #body < total then
+    return body, #body .. "/" .. total
+  end
+  return body, nil
+end
+
+-- One POST /internal/route: the chosen replica id, or nil and the reason.
+local function ask_router(txn, body, cut, excluded)
   local sock = core.tcp()
   sock:settimeout(timeout_s)
   if not sock:connect(router_host, router_port) then
     sock:close()
-    return fail(txn, "router_unreachable")
+    return nil, "router_unreachable"
   end
   local request = "POST /internal/route HTTP/1.0\r\nHost: " .. router_host .. ":" .. router_port
-    .. "\r\nConnection: close\r\nContent-Length: 0\r\n"
+    .. "\r\nConnection: close\r\nContent-Length: " .. #body .. "\r\n"
+  if #body > 0 then
+    request = request .. "Content-Type: application/json\r\n"
+  end
+  if cut then
+    request = request .. "X-Body-Truncated: " .. cut .. "\r\n"
+  end
+  if #excluded > 0 then
+    request = request .. "X-Sluice-Exclude: " .. table.concat(excluded, ",") .. "\r\n"
+  end
   if token ~= "" then
     request = request .. "Authorization: Bearer " .. token .. "\r\n"
   end
@@ -49,40 +79,65 @@ local function route(txn)
   if session then
     request = request .. session_header .. ": " .. session .. "\r\n"
   end
-  if not sock:send(request .. "\r\n") then
+  if not sock:send(request .. "\r\n" .. body) then
     sock:close()
-    return fail(txn, "router_unreachable")
+    return nil, "router_unreachable"
   end
   local status_line = sock:receive("*l")
   if status_line == nil then
     sock:close()
-    return fail(txn, "router_unreachable")
+    return nil, "router_unreachable"
   end
   local code = tonumber(status_line:match("^HTTP/%d%.%d (%d%d%d)"))
   repeat  -- the head, up to its empty line
     local line = sock:receive("*l")
   until line == nil or line == ""
-  local body = sock:receive("*a") or ""
+  local answer = sock:receive("*a") or ""
   sock:close()
   if code ~= 200 then
-    return fail(txn, "router_non_200")
+    -- The router's own words (bounded, printable only) go to the client as x-sluice-detail.
+    local detail = answer:match('"detail"%s*:%s*"([^"]*)"') or ("HTTP " .. tostring(code))
+    txn:set_var("txn.sluice_detail", (detail:gsub("[^%w%p ]", "_")):sub(1, 200))
+    return nil, "router_non_200"
   end
-  local id = body:match('"replica_id"%s*:%s*"([^"\\]+)"')
-  if id == nil then
-    return fail(txn, "unparseable_replica_id")
+  local id = answer:match('"replica_id"%s*:%s*"([^"\\,]+)"')
+  if id == nil or not safe(id) then
+    return nil, "unparseable_replica_id"
   end
-  local name = server_name(id)
-  local backend = core.backends[backend_name]
-  if backend == nil or backend.servers[name] == nil then
-    return fail(txn, "unknown_replica_id")
+  return id, nil
+end
+
+-- Asks the router, then pins the request to the chosen replica's server. A replica this HAProxy
+-- does not know (yet: the router may hear of a new replica a moment before this HAProxy's
+-- reload) or sees down is excluded and the router asked again, up to `attempts` times in all;
+-- never is another server used in its place.
+local attempts = 3
+
+local function route(txn)
+  local body, cut = forwarded_body(txn)
+  local excluded = {}
+  local reason = "router_unreachable"
+  for _ = 1, attempts do
+    local id
+    id, reason = ask_router(txn, body, cut, excluded)
+    if id == nil then
+      return fail(txn, reason)
+    end
+    local name = server_name(id)
+    local backend = core.backends[backend_name]
+    local server = backend and backend.servers[name]
+    if server == nil then
+      reason = "unknown_replica_id"
+    elseif (server:get_stats()["status"] or ""):sub(1, 2) ~= "UP" then
+      reason = "replica_unreachable"
+    else
+      txn:set_var("txn.sluice_server", name)
+      txn:set_var("txn.sluice_replica", id)
+      return
+    end
+    excluded[#excluded + 1] = id
   end
-  local status = backend.servers[name]:get_stats()["status"] or ""
-  if status:sub(1, 2) ~= "UP" then
-    -- Never another server in its place: the router chose this one.
-    return fail(txn, "replica_unreachable")
-  end
-  txn:set_var("txn.sluice_server", name)
-  txn:set_var("txn.sluice_replica", id)
+  return fail(txn, reason)
 end
 
 core.register_action("sluice_route", { "http-req" }, route, 0)

@@ -11,6 +11,9 @@ import dev.sluice.router.LLMRouter;
 import dev.sluice.router.RouteRequest;
 import dev.sluice.router.RouteResult;
 import dev.sluice.router.RouterSettings;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -30,11 +33,15 @@ import org.apache.pekko.stream.Materializer;
 /**
  * {@code POST /internal/route} for external data planes (HAProxy and the like), on the control
  * node. Body: the client's JSON or nothing (its model and prompt are read, unless
- * {@code x-body-truncated} says it was cut: then there is no routing key). 200 {@code {"host","port","replica_id"}}; 503 {@code {"detail"}}.
+ * {@code x-body-truncated} says it was cut: then there is no routing key); {@code x-sluice-exclude}
+ * names replicas not to choose (at most 8; a data plane that does not know a replica yet asks
+ * again without it). 200 {@code {"host","port","replica_id"}}; 503 {@code {"detail"}}.
  * {@code GET /health} answers {@code {"status":"ok"}}. With a cluster token set, {@code
  * /internal/route} needs it ({@code Authorization: Bearer <token>}; 401 otherwise).
  */
 public final class RouterHttpEndpoint {
+
+  private static final int MAX_EXCLUDED = 8;
 
   private final ActorSystem<?> system;
   private final ActorRef<LLMRouter.Command> router;
@@ -84,6 +91,7 @@ public final class RouterHttpEndpoint {
     Optional<String> session = Optional.empty();
     Optional<String> truncated = Optional.empty();
     String requestId = null;
+    List<String> excluded = new ArrayList<>();
     for (HttpHeader header : request.getHeaders()) {
       if (SluiceHeaders.sameHeader(settings.sessionHeader(), header.name())) {
         session = Optional.of(header.value());
@@ -91,7 +99,15 @@ public final class RouterHttpEndpoint {
         truncated = Optional.of(header.value());
       } else if (header.is(SluiceHeaders.REQUEST_ID)) {
         requestId = header.value();
+      } else if (header.is(SluiceHeaders.EXCLUDE)) {
+        Arrays.stream(header.value().split(",")).map(String::trim).filter(id -> !id.isEmpty())
+            .forEach(excluded::add);
       }
+    }
+    if (excluded.size() > MAX_EXCLUDED) {
+      request.discardEntityBytes(materializer);
+      return CompletableFuture.completedFuture(json(400, detail(SluiceHeaders.EXCLUDE
+          + ": " + excluded.size() + " replica ids (at most " + MAX_EXCLUDED + ")")));
     }
     Optional<String> finalSession = session;
     Optional<String> cut = truncated;
@@ -109,7 +125,7 @@ public final class RouterHttpEndpoint {
         .thenComposeAsync(strict -> controlPlane.track(AskPattern.<LLMRouter.Command,
             RouteResult>ask(router, replyTo -> new LLMRouter.Route(new RouteRequest(id,
                 finalSession, body(strict.getData().toArray(), cut),
-                settings.askTimeout().toMillis() * 9 / 10), replyTo),
+                settings.askTimeout().toMillis() * 9 / 10, excluded), replyTo),
             settings.askTimeout(), system.scheduler()).toCompletableFuture()))
         .thenApplyAsync(this::answer, system.executionContext())
         .exceptionallyAsync(failure -> json(503, detail("router unreachable: " + failure)),

@@ -1,0 +1,220 @@
+package dev.sluice.deploy.haproxy;
+
+import com.typesafe.config.Config;
+import dev.sluice.core.ReplicaSet;
+import dev.sluice.core.http.ClusterToken;
+import dev.sluice.core.metrics.SluiceMetrics;
+import io.prometheus.metrics.core.metrics.Counter;
+import io.prometheus.metrics.core.metrics.Gauge;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.Collection;
+import java.util.Comparator;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The HAProxy data plane of one ingress node: writes the Lua action (only when its content
+ * changed) and {@code haproxy.cfg}, starts HAProxy, and on every replica-set change renders the
+ * config again and, when the text differs, checks it ({@code haproxy -c}) and reloads HAProxy
+ * (master-worker: no connection dropped). A config HAProxy refuses is logged and counted, and the
+ * running one stays. Syncs run one at a time on their own thread, never on an actor's.
+ */
+public final class HaproxyDataPlane implements AutoCloseable {
+
+  private static final Logger log = LoggerFactory.getLogger(HaproxyDataPlane.class);
+
+  private final HaproxyBinary binary;
+  private final HaproxyConfig.Settings base;
+  private final Path dir;
+  private final boolean ownDir;
+  private final Path config;
+  private final Path lua;
+  private final ExecutorService syncs;
+  private final Counter reloads;
+  private final Gauge servers;
+  private HaproxyProcess process;
+  private String rendered = "";
+
+  private HaproxyDataPlane(HaproxyBinary binary, HaproxyConfig.Settings base, Path dir,
+      boolean ownDir, SluiceMetrics metrics) {
+    this.binary = binary;
+    this.base = base;
+    this.dir = dir;
+    this.ownDir = ownDir;
+    this.config = dir.resolve("haproxy.cfg");
+    this.lua = dir.resolve("sluice_route.lua");
+    this.syncs = Executors.newSingleThreadExecutor(runnable -> {
+      Thread thread = new Thread(runnable, "haproxy-sync");
+      thread.setDaemon(true);
+      return thread;
+    });
+    this.reloads = metrics.counter("haproxy_reloads_total",
+        "Reloads of the HAProxy data plane after a replica-set change, by outcome (ok; refused: "
+            + "HAProxy rejected the new config and kept the running one).", "outcome");
+    this.servers = metrics.gauge("haproxy_servers",
+        "Replica servers in the HAProxy data plane's running config.");
+  }
+
+  /**
+   * Starts HAProxy from {@code config}'s {@code sluice.haproxy}, {@code sluice.ingress} and
+   * cluster-token settings. {@code localRouterPort}: this node's router endpoint, if it has one.
+   */
+  public static HaproxyDataPlane start(Config config, java.util.Optional<Integer> localRouterPort,
+      SluiceMetrics metrics) throws IOException, InterruptedException {
+    HaproxySettings settings = HaproxySettings.fromConfig(config);
+    HaproxyBinary binary = HaproxyBinary.locate(settings.binary());
+    java.net.URI router = routerAddress(settings, localRouterPort);
+    String token = ClusterToken.fromConfig(config).authorization()
+        .map(value -> value.substring("Bearer ".length())).orElse("");
+    int forwardLimit = config.getBoolean("sluice.ingress.forward-body")
+        ? Math.toIntExact(config.getBytes("sluice.ingress.forward-body-limit")) : 0;
+    HaproxyConfig.Settings base = new HaproxyConfig.Settings(settings.host(), settings.port(),
+        router.getHost(), router.getPort(),
+        config.getDuration("sluice.ingress.route-timeout").toMillis() / 1000.0, token,
+        config.getString("sluice.ingress.session-header"), List.of("/"), forwardLimit,
+        config.getDuration("sluice.ingress.drain-timeout").toSeconds());
+    Path dir = settings.dir().isPresent()
+        ? Files.createDirectories(settings.dir().get())
+        : Files.createTempDirectory("sluice-haproxy");
+    HaproxyDataPlane plane = new HaproxyDataPlane(binary, base, dir, settings.dir().isEmpty(),
+        metrics);
+    try {
+      plane.launch(settings);
+    } catch (IOException | RuntimeException | InterruptedException e) {
+      plane.close();
+      throw e;
+    }
+    return plane;
+  }
+
+  private static java.net.URI routerAddress(HaproxySettings settings,
+      java.util.Optional<Integer> localRouterPort) {
+    if (settings.router().isEmpty()) {
+      return java.net.URI.create("tcp://127.0.0.1:" + localRouterPort.orElseThrow(() ->
+          new IllegalArgumentException("sluice.haproxy.router: this node has no router endpoint "
+              + "(no control role, or sluice.router.http.port = -1); set the host:port of a "
+              + "control node's router endpoint")));
+    }
+    java.net.URI uri = java.net.URI.create("tcp://" + settings.router());
+    if (uri.getHost() == null || uri.getPort() <= 0) {
+      throw new IllegalArgumentException("sluice.haproxy.router: '" + settings.router()
+          + "' (expected HOST:PORT)");
+    }
+    return uri;
+  }
+
+  private void launch(HaproxySettings settings) throws IOException, InterruptedException {
+    writeIfChanged(lua, HaproxyConfig.lua());
+    rendered = HaproxyConfig.render(base, List.of(), lua);
+    writeConfig(config, rendered);
+    servers.set(0);
+    process = HaproxyProcess.start(binary, config, dir, settings.host(), settings.port(),
+        settings.startTimeout());
+    log.info("HAProxy {} data plane listening on http://{}:{} (router {}:{}; config {})",
+        binary.version(), settings.host(), settings.port(), base.routerHost(),
+        base.routerPort(), config);
+  }
+
+  /** The deployments' current sets changed: sync HAProxy to them (in order, off this thread). */
+  public void onReplicaSets(Collection<ReplicaSet> sets) {
+    List<ReplicaSet> copy = List.copyOf(sets);
+    syncs.execute(() -> sync(copy));
+  }
+
+  private void sync(List<ReplicaSet> sets) {
+    Set<String> prefixes = new LinkedHashSet<>();
+    sets.stream().map(ReplicaSet::routePrefix).sorted().forEach(prefixes::add);
+    HaproxyConfig.Settings settings = new HaproxyConfig.Settings(base.bindHost(),
+        base.bindPort(), base.routerHost(), base.routerPort(), base.routeTimeoutSeconds(),
+        base.routerToken(), base.sessionHeader(),
+        prefixes.isEmpty() ? List.of("/") : List.copyOf(prefixes), base.forwardBodyLimit(),
+        base.drainSeconds());
+    List<HaproxyConfig.Replica> replicas = sets.stream()
+        .flatMap(set -> set.replicas().stream())
+        .map(r -> new HaproxyConfig.Replica(r.id().toString(), r.host(), r.port()))
+        .sorted(Comparator.comparing(HaproxyConfig.Replica::id)).toList();
+    String next = HaproxyConfig.render(settings, replicas, lua);
+    if (next.equals(rendered)) {
+      return;
+    }
+    Path candidate = dir.resolve("haproxy.cfg.next");
+    try {
+      writeConfig(candidate, next);
+      HaproxyProcess.check(binary, candidate);
+      Files.move(candidate, config, StandardCopyOption.REPLACE_EXISTING,
+          StandardCopyOption.ATOMIC_MOVE);
+      process.reload();
+      rendered = next;
+      reloads.labelValues("ok").inc();
+      servers.set(replicas.size());
+      log.info("HAProxy reloaded: {} replica servers {}", replicas.size(),
+          replicas.stream().map(HaproxyConfig.Replica::id).toList());
+    } catch (IOException e) {
+      reloads.labelValues("refused").inc();
+      log.error("HAProxy keeps its running config; the new one failed: {}", e.getMessage());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  /** Where HAProxy's files are. */
+  public Path dir() {
+    return dir;
+  }
+
+  public HaproxyProcess process() {
+    return process;
+  }
+
+  /** The config HAProxy runs now. */
+  public String runningConfig() {
+    try {
+      return syncs.submit(() -> rendered).get();
+    } catch (Exception e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  static void writeIfChanged(Path file, String content) throws IOException {
+    if (Files.exists(file) && Files.readString(file).equals(content)) {
+      return;
+    }
+    Files.writeString(file, content);
+  }
+
+  private static void writeConfig(Path file, String content) throws IOException {
+    Files.deleteIfExists(file);
+    Files.createFile(file, PosixFilePermissions.asFileAttribute(
+        PosixFilePermissions.fromString("rw-------")));
+    Files.writeString(file, content);
+  }
+
+  /** Soft-stops HAProxy (streams in flight finish, up to the drain timeout). */
+  @Override
+  public void close() throws InterruptedException {
+    syncs.shutdownNow();
+    syncs.awaitTermination(10, TimeUnit.SECONDS);
+    if (process != null) {
+      process.close();
+    }
+    if (ownDir) {
+      try (Stream<Path> files = Files.walk(dir)) {
+        files.sorted(Comparator.reverseOrder()).forEach(path -> path.toFile().delete());
+      } catch (IOException | UncheckedIOException e) {
+        log.debug("Could not remove {}: {}", dir, e.toString());
+      }
+    }
+  }
+}

@@ -1,0 +1,196 @@
+package dev.sluice.deploy;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.typesafe.config.ConfigFactory;
+import dev.sluice.deploy.haproxy.HaproxyDataPlane;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.FileTime;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+
+/**
+ * HAProxy run by a node (issue 13): {@code sluice.haproxy.port} starts the real HAProxy in front
+ * of the same replicas and router, re-renders and reloads it when the replica sets change without
+ * failing a request under load, and stops it with the node, also when the node is killed.
+ */
+class ManagedHaproxyIT {
+
+  private static final int HAPROXY_PORT = 19187;
+  private static final int KILLED_HAPROXY_PORT = 19188;
+  private static final int KILLED_REMOTING = 18990;
+  private static final String CHAT = "/v1/chat/completions";
+
+  private static int servers(HaproxyDataPlane plane) {
+    return (int) plane.runningConfig().lines().filter(line -> line.startsWith("  server "))
+        .count();
+  }
+
+  private static void awaitServers(HaproxyDataPlane plane, int count) throws Exception {
+    long end = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+    while (servers(plane) != count) {
+      assertThat(System.nanoTime()).as("HAProxy never had %d servers:\n%s", count,
+          plane.runningConfig()).isLessThan(end);
+      TimeUnit.MILLISECONDS.sleep(50);
+    }
+  }
+
+  private static void scale(SluiceNode node, int replicas) throws Exception {
+    HttpResponse<String> response = TestNodes.api(node.apiPort().orElseThrow(), "PATCH",
+        "/api/applications/llm/deployments/sim", "{\"num_replicas\": " + replicas + "}",
+        "application/json");
+    assertThat(response.statusCode()).as(response.body()).isEqualTo(200);
+  }
+
+  /** Streams through HAProxy from several clients until stopped, keeping every failure. */
+  private static final class Load implements AutoCloseable {
+    final Map<String, AtomicInteger> servedBy = new ConcurrentHashMap<>();
+    final List<String> failures = new CopyOnWriteArrayList<>();
+    final AtomicInteger done = new AtomicInteger();
+    volatile String phase = "2 replicas";
+    private final AtomicBoolean running = new AtomicBoolean(true);
+    private final List<Thread> clients = new ArrayList<>();
+
+    Load(int port, int concurrency) {
+      for (int i = 0; i < concurrency; i++) {
+        Thread client = new Thread(() -> {
+          while (running.get()) {
+            try {
+              HttpResponse<String> response = TestNodes.post(port, CHAT,
+                  "{\"messages\":[{\"role\":\"user\",\"content\":\"load\"}],\"stream\":true}");
+              String replica = response.headers().firstValue("x-sluice-served-by").orElse("");
+              if (response.statusCode() != 200 || !response.body().endsWith("data: [DONE]\n\n")
+                  || !response.headers().firstValue("x-sluice-replica").orElse("?")
+                      .equals(replica)) {
+                failures.add(phase + ": " + response.statusCode() + " "
+                    + response.headers().map() + " "
+                    + response.body());
+              } else {
+                servedBy.computeIfAbsent(replica, r -> new AtomicInteger()).incrementAndGet();
+              }
+            } catch (Exception e) {
+              failures.add(phase + ": " + e);
+            }
+            done.incrementAndGet();
+          }
+        }, "haproxy-load-" + i);
+        clients.add(client);
+        client.start();
+      }
+    }
+
+    /** Waits until {@code replicas} distinct replicas have served since {@code before}. */
+    void awaitServedBy(int replicas) throws Exception {
+      long end = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+      while (servedBy.size() < replicas) {
+        assertThat(System.nanoTime()).as("served by %s only", servedBy.keySet()).isLessThan(end);
+        TimeUnit.MILLISECONDS.sleep(50);
+      }
+    }
+
+    /** Lets at least {@code more} further requests finish. */
+    void awaitMore(int more) throws Exception {
+      int target = done.get() + more;
+      long end = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+      while (done.get() < target) {
+        assertThat(System.nanoTime()).isLessThan(end);
+        TimeUnit.MILLISECONDS.sleep(20);
+      }
+    }
+
+    @Override
+    public void close() throws InterruptedException {
+      running.set(false);
+      for (Thread client : clients) {
+        client.join(30_000);
+      }
+    }
+  }
+
+  @Test
+  void scalingUpAndDownUnderLoadReloadsHaproxyAndFailsNoRequest() throws Exception {
+    SluiceNode node = TestNodes.local(TestNodes.app(2, 0, 2, 64),
+        ConfigFactory.parseString("sluice.haproxy.port = " + HAPROXY_PORT));
+    Set<ProcessHandle> haproxyProcesses;
+    try {
+      HaproxyDataPlane plane = node.haproxy().orElseThrow();
+      awaitServers(plane, 2);
+      Path lua = plane.dir().resolve("sluice_route.lua");
+      FileTime luaWritten = Files.getLastModifiedTime(lua);
+      haproxyProcesses = new java.util.HashSet<>(plane.process().handle().descendants().toList());
+      haproxyProcesses.add(plane.process().handle());
+      assertThat(haproxyProcesses).anySatisfy(process -> assertThat(
+          process.info().command().orElse("")).endsWith("haproxy"));
+
+      try (Load load = new Load(HAPROXY_PORT, 6)) {
+        load.awaitServedBy(2);
+        load.phase = "scaling to 4";
+        scale(node, 4);
+        awaitServers(plane, 4);
+        load.phase = "4 replicas";
+        load.servedBy.clear();
+        load.awaitServedBy(4);
+        load.awaitMore(100);
+        load.phase = "scaling to 2";
+        scale(node, 2);
+        awaitServers(plane, 2);
+        load.phase = "2 replicas again";
+        load.servedBy.clear();
+        load.awaitMore(100);
+        load.close();
+        assertThat(load.failures).as("failed requests while scaling 2 -> 4 -> 2").isEmpty();
+        assertThat(load.servedBy).hasSize(2);
+      }
+      assertThat(Files.getLastModifiedTime(lua)).as("the Lua action is not rewritten")
+          .isEqualTo(luaWritten);
+      assertThat(plane.runningConfig()).isEqualTo(Files.readString(
+          plane.dir().resolve("haproxy.cfg")));
+    } finally {
+      node.close();
+    }
+    assertThat(haproxyProcesses).as("HAProxy stops with the node")
+        .noneMatch(ProcessHandle::isAlive);
+  }
+
+  @Test
+  void killingTheNodeStopsItsHaproxy() throws Exception {
+    try (NodeProcess node = NodeProcess.start(NodeProcesses.JVM, SluiceCli.class, List.of(
+            "node", "--roles", "control,ingress,replica", "--host", "127.0.0.1",
+            "--port", String.valueOf(KILLED_REMOTING), "--ingress-port", "0", "--api-port", "-1",
+            "--router-port", "0", "--haproxy-port", String.valueOf(KILLED_HAPROXY_PORT)),
+        Map.of("SLUICE_REPLICA_PORT_RANGE", "0"))) {
+      node.awaitOutput("HAProxy data plane: http://127.0.0.1:" + KILLED_HAPROXY_PORT,
+          Duration.ofSeconds(60));
+      List<ProcessHandle> haproxy = node.process.descendants().filter(process ->
+          process.info().command().orElse("").endsWith("haproxy")).toList();
+      assertThat(haproxy).isNotEmpty();
+      node.process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+      long end = System.nanoTime() + Duration.ofSeconds(15).toNanos();
+      while (haproxy.stream().anyMatch(ProcessHandle::isAlive)) {
+        assertThat(System.nanoTime()).as("HAProxy outlived its killed node: %s", haproxy)
+            .isLessThan(end);
+        TimeUnit.MILLISECONDS.sleep(50);
+      }
+    }
+  }
+
+  @Test
+  void aMissingHaproxyIsAClearErrorAndTheNodeDoesNotStart() {
+    assertThatThrownBy(() -> TestNodes.local(TestNodes.app(1, 0, 1, 8), ConfigFactory.parseString(
+            "sluice.haproxy { port = 19189, binary = /nonexistent/haproxy }")))
+        .hasMessageContaining("No '/nonexistent/haproxy' found")
+        .hasMessageContaining("install HAProxy 2.6 or newer with Lua");
+  }
+}
