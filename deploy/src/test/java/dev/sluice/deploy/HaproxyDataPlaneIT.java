@@ -32,6 +32,8 @@ class HaproxyDataPlaneIT {
   private static final int FAKE_ROUTED_PORT = 19184;
   private static final int FAKE_ROUTER_PORT = 19185;
   private static final int STICKY_PORT = 19186;
+  private static final int BODY_PORT = 19189;
+  private static final int BODY_ROUTER_PORT = 19190;
   private static final String CHAT = "/v1/chat/completions";
 
   private static SluiceNode node;
@@ -207,5 +209,46 @@ class HaproxyDataPlaneIT {
   void serverNamesAreSanitisedAsRayDoes() {
     assertThat(HaproxyConfig.serverName("llm#sim#ab12")).isEqualTo("llm-sim-ab12");
     assertThat(HaproxyConfig.serverName("app/dep#x y")).isEqualTo("app.dep-x_y");
+  }
+
+  @Test
+  void withBodyForwardingTheRouterGetsTheBodyCutAtTheLimitAndTheReplicaAllOfIt()
+      throws Exception {
+    String replicaId = replicas(node).get(0).id();
+    List<String> seen = new java.util.concurrent.CopyOnWriteArrayList<>();
+    var router = com.sun.net.httpserver.HttpServer.create(
+        new java.net.InetSocketAddress("127.0.0.1", BODY_ROUTER_PORT), 16);
+    router.createContext("/internal/route", exchange -> {
+      seen.add(new String(exchange.getRequestBody().readAllBytes(),
+          java.nio.charset.StandardCharsets.UTF_8) + "|"
+          + exchange.getRequestHeaders().getFirst("x-body-truncated"));
+      byte[] bytes = ("{\"host\":\"127.0.0.1\",\"port\":1,\"replica_id\":\"" + replicaId
+          + "\"}").getBytes(java.nio.charset.StandardCharsets.UTF_8);
+      exchange.sendResponseHeaders(200, bytes.length);
+      exchange.getResponseBody().write(bytes);
+      exchange.close();
+    });
+    router.start();
+    Path dir = Files.createTempDirectory("sluice-haproxy-body");
+    Path lua = dir.resolve("sluice_route.lua");
+    Files.writeString(lua, HaproxyConfig.lua());
+    HaproxyConfig.Settings settings = new HaproxyConfig.Settings("127.0.0.1", BODY_PORT,
+        "127.0.0.1", BODY_ROUTER_PORT, 5, "", "x-session-id", List.of("/"))
+        .withForwardBodyLimit(64);
+    try (Haproxy haproxy = Haproxy.withConfig(dir,
+        HaproxyConfig.render(settings, replicas(node), lua), BODY_PORT)) {
+      String small = "{\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}],\"stream\":true}";
+      String large = "{\"messages\":[{\"role\":\"user\",\"content\":\"" + "x".repeat(200)
+          + "\"}],\"stream\":true}";
+      for (String body : List.of(small, large)) {
+        HttpResponse<String> response = TestNodes.post(BODY_PORT, CHAT, body);
+        assertThat(response.statusCode()).as(response.body()).isEqualTo(200);
+        assertThat(response.headers().firstValue("x-sluice-served-by")).hasValue(replicaId);
+      }
+      assertThat(seen).containsExactly(small + "|null",
+          large.substring(0, 64) + "|64/" + large.length());
+    } finally {
+      router.stop(0);
+    }
   }
 }

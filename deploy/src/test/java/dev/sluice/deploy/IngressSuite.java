@@ -214,4 +214,27 @@ abstract class IngressSuite {
     assertThat(Sse.json(TestNodes.get(router, "/health").body()).get("status").asText())
         .isEqualTo("ok");
   }
+
+  @Test
+  void internalRouteChoosesAmongTheReplicasNotExcluded() throws Exception {
+    int router = node.routerPort().orElseThrow();
+    List<String> ids = replicas().stream().map(r -> r.id().toString()).toList();
+    for (String excluded : ids) {
+      for (int i = 0; i < 4; i++) {
+        HttpResponse<String> routed = TestNodes.post(router, "/internal/route", "",
+            "x-sluice-exclude", excluded);
+        assertThat(routed.statusCode()).isEqualTo(200);
+        assertThat(Sse.json(routed.body()).get("replica_id").asText()).isNotEqualTo(excluded)
+            .isIn(ids);
+      }
+    }
+    HttpResponse<String> none = TestNodes.post(router, "/internal/route", "",
+        "x-sluice-exclude", String.join(", ", ids));
+    assertThat(none.statusCode()).isEqualTo(503);
+    HttpResponse<String> tooMany = TestNodes.post(router, "/internal/route", "",
+        "x-sluice-exclude", "a,b,c,d,e,f,g,h,i");
+    assertThat(tooMany.statusCode()).isEqualTo(400);
+    assertThat(Sse.json(tooMany.body()).get("detail").asText())
+        .isEqualTo("x-sluice-exclude: 9 replica ids (at most 8)");
+  }
 }
