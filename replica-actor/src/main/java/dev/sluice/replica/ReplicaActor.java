@@ -75,8 +75,7 @@ public final class ReplicaActor extends AbstractBehavior<ReplicaActor.Command> {
   private final ReplicaNodeSettings settings;
   private final ActorRef<ReplicaStatusUpdate> listener;
   private final ActorRef<Topic.Command<ReplicaLoad>> loads;
-  private ReplicaLoad lastLoad;
-  private long lastLoadNanos;
+  private final LoadReports loadReports;
   private final TimerScheduler<Command> timers;
   private final Engine engine;
   private final ReplicaMetrics metrics;
@@ -95,6 +94,7 @@ public final class ReplicaActor extends AbstractBehavior<ReplicaActor.Command> {
     this.spec = spec;
     this.settings = settings;
     this.listener = listener;
+    this.loadReports = new LoadReports(settings.loadReportHeartbeat());
     LlmConfig llm = spec.llm();
     this.info = new ReplicaInfo(spec.id(), context.getSystem().address().toString(),
         settings.advertiseHost(), 0, llm.deployment().maxOngoingRequests(),
@@ -168,17 +168,14 @@ public final class ReplicaActor extends AbstractBehavior<ReplicaActor.Command> {
     return this;
   }
 
-  /** Publishes the load if it changed since the last report, or as a heartbeat. */
+  /** Publishes the load when it changed or requests arrived since the last report. */
   private Behavior<Command> onLoadTick() {
     var stats = engine.stats();
     metrics.update(handler.slots().ongoing(), handler.slots().limit(), stats);
     ReplicaLoad load = new ReplicaLoad(spec.id(), handler.slots().ongoing(), stats.waiting(),
         handler.slots().limit(), stats.prefixCacheHitRatio(), stats.kvCacheUsage());
-    long now = System.nanoTime();
-    if (!load.equals(lastLoad) || now - lastLoadNanos >= settings.loadReportHeartbeat().toNanos()) {
+    if (loadReports.due(load, handler.slots().admitted(), System.nanoTime())) {
       loads.tell(Topic.publish(load));
-      lastLoad = load;
-      lastLoadNanos = now;
     }
     return this;
   }

@@ -1,6 +1,7 @@
 package dev.sluice.replica.http;
 
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The replica's {@code max_ongoing_requests} semaphore. Lock-free; {@link #tryAcquire()} never
@@ -13,6 +14,7 @@ public final class Slots {
   /** Requests that wanted a slot at the same moment (held + being refused), and its peak. */
   private final AtomicInteger demand = new AtomicInteger();
   private final AtomicInteger peakDemand = new AtomicInteger();
+  private final AtomicLong admitted = new AtomicLong();
 
   public Slots(int limit) {
     if (limit < 1) {
@@ -31,6 +33,7 @@ public final class Slots {
         return null;
       }
       if (ongoing.compareAndSet(current, current + 1)) {
+        admitted.incrementAndGet();
         return new Slot();
       }
     }
@@ -42,6 +45,11 @@ public final class Slots {
    */
   public int peakDemand() {
     return peakDemand.get();
+  }
+
+  /** Slots handed out since start: a change tells routers that requests arrived. */
+  public long admitted() {
+    return admitted.get();
   }
 
   public int ongoing() {
