@@ -5,7 +5,7 @@ import java.util.Objects;
 
 /**
  * A replica's report of its own load, published on {@link ReplicaLoadTopic} at most every report
- * interval and only on change (plus a heartbeat). Routers add their own assignments since the
+ * interval when it changed or requests arrived (plus a heartbeat). Routers add their own assignments since the
  * last report; a report older than the staleness limit counts as unknown.
  *
  * @param ongoing requests holding a slot (running or waiting in the engine)
