@@ -20,7 +20,8 @@ import picocli.CommandLine.Option;
 /**
  * {@code sluice bench compare}: the same workload against (a) a replica endpoint directly, the
  * physical limit of this machine, (b) the ingress on the direct path and (c) the ingress on the
- * relayed path, in alternating rounds, with ratios and a chart.
+ * relayed path (and, with {@code --haproxy}, (d) HAProxy with Sluice's Lua action), in
+ * alternating rounds, with ratios and a chart.
  */
 @Command(name = "compare", mixinStandardHelpOptions = true,
     description = "Direct streaming vs the physical limit vs the relayed path, side by side.")
@@ -45,27 +46,40 @@ final class CompareCommand implements Callable<Integer> {
           + "the ingress node, a local ask) or replica (every route crosses nodes).")
   String routerNode;
 
+  @Option(names = "--haproxy",
+      description = "Add a fourth target: HAProxy (the haproxy on the PATH) run by the ingress "
+          + "node with Sluice's generated config, asking the router per request (issue 13).")
+  boolean haproxy;
+
   @Option(names = "--chart", defaultValue = "bench-compare.png", paramLabel = "FILE",
       description = "PNG chart of the distributions (default: bench-compare.png).")
   Path chart;
 
   @Override
   public Integer call() throws Exception {
-    if (targets != null && targets.size() != 3) {
-      throw new IllegalArgumentException("--targets: " + targets
-          + " (expected: three URLs: replica, direct ingress, relayed ingress)");
+    int expected = haproxy ? 4 : 3;
+    if (targets != null && targets.size() != expected) {
+      throw new IllegalArgumentException("--targets: " + targets + " (expected: " + expected
+          + " URLs: replica, direct ingress, relayed ingress" + (haproxy ? ", HAProxy)" : ")"));
     }
     if (options.maxTokens == null) {
       options.maxTokens = "256";
     }
     int maxTokens = Integer.parseInt(options.maxTokens.split("-")[0].replace("exp:", ""));
     CompareTargets started = targets == null ? CompareTargets.start(ttftMs, itlMs, maxTokens,
-        CompareTargets.RouterNode.parse(routerNode))
+        CompareTargets.RouterNode.parse(routerNode), haproxy)
         : null;
     try {
-      List<URI> urls = started == null ? targets
-          : List.of(started.replica, started.direct, started.relayed);
-      List<String> labels = List.of("replica (limit)", "direct", "relayed");
+      List<URI> urls = new java.util.ArrayList<>(started == null ? targets
+          : List.of(started.replica, started.direct, started.relayed));
+      if (started != null) {
+        started.haproxy.ifPresent(urls::add);
+      }
+      List<String> labels = new java.util.ArrayList<>(List.of("replica (limit)", "direct",
+          "relayed"));
+      if (haproxy) {
+        labels.add("haproxy+lua");
+      }
       Map<Integer, List<BenchResult>> byConcurrency = new LinkedHashMap<>();
       for (int concurrency : options.concurrency) {
         List<BenchResult> results = SideBySide.run(urls, options.load(urls.get(0), concurrency),
@@ -91,6 +105,13 @@ final class CompareCommand implements Callable<Integer> {
         ratio(r.get(1), r.get(0)), ratio(r.get(2), r.get(0)), ratio(r.get(1), r.get(2)),
         r.get(1).ttftMs().p50() - r.get(0).ttftMs().p50(),
         r.get(1).ttftMs().p99() - r.get(0).ttftMs().p99());
+    if (r.size() > 3) {
+      System.out.printf(Locale.ROOT, "  haproxy/limit %.3f   direct/haproxy %.3f   TTFT "
+              + "direct-haproxy p50 %+.3f ms p99 %+.3f ms%n%n",
+          ratio(r.get(3), r.get(0)), ratio(r.get(1), r.get(3)),
+          r.get(1).ttftMs().p50() - r.get(3).ttftMs().p50(),
+          r.get(1).ttftMs().p99() - r.get(3).ttftMs().p99());
+    }
   }
 
   private static double ratio(BenchResult a, BenchResult b) {
@@ -104,13 +125,22 @@ final class CompareCommand implements Callable<Integer> {
     json.put("direct_over_relayed_tokens_per_s", ratio(r.get(1), r.get(2)));
     json.put("direct_minus_limit_ttft_p50_ms", r.get(1).ttftMs().p50() - r.get(0).ttftMs().p50());
     json.put("direct_minus_limit_ttft_p99_ms", r.get(1).ttftMs().p99() - r.get(0).ttftMs().p99());
+    if (r.size() > 3) {
+      json.put("haproxy_over_limit_tokens_per_s", ratio(r.get(3), r.get(0)));
+      json.put("direct_over_haproxy_tokens_per_s", ratio(r.get(1), r.get(3)));
+      json.put("direct_minus_haproxy_ttft_p50_ms",
+          r.get(1).ttftMs().p50() - r.get(3).ttftMs().p50());
+      json.put("direct_minus_haproxy_ttft_p99_ms",
+          r.get(1).ttftMs().p99() - r.get(3).ttftMs().p99());
+    }
     return json;
   }
 
   /**
    * {@code ratios}: tokens/s ratios at the highest concurrency and TTFT differences at the lowest
    * (what the goals are stated for); {@code ratios_by_concurrency}: all of them; {@code results}:
-   * every target's full result per concurrency (targets in order replica, direct, relayed).
+   * every target's full result per concurrency (targets in order replica, direct, relayed and,
+   * with --haproxy, haproxy).
    */
   private static ObjectNode json(Map<Integer, List<BenchResult>> byConcurrency) {
     ObjectMapper mapper = new ObjectMapper();
@@ -124,6 +154,10 @@ final class CompareCommand implements Callable<Integer> {
         .asDouble());
     ratios.put("direct_minus_limit_ttft_p99_ms", low.get("direct_minus_limit_ttft_p99_ms")
         .asDouble());
+    if (low.has("direct_minus_haproxy_ttft_p50_ms")) {
+      ratios.set("direct_minus_haproxy_ttft_p50_ms", low.get("direct_minus_haproxy_ttft_p50_ms"));
+      ratios.set("direct_minus_haproxy_ttft_p99_ms", low.get("direct_minus_haproxy_ttft_p99_ms"));
+    }
     json.set("ratios", ratios);
     ObjectNode each = json.putObject("ratios_by_concurrency");
     ObjectNode results = json.putObject("results");
@@ -133,6 +167,9 @@ final class CompareCommand implements Callable<Integer> {
       level.set("replica", list.get(0).toJson());
       level.set("direct", list.get(1).toJson());
       level.set("relayed", list.get(2).toJson());
+      if (list.size() > 3) {
+        level.set("haproxy", list.get(3).toJson());
+      }
     });
     return json;
   }

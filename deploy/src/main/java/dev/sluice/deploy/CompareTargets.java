@@ -16,7 +16,8 @@ import java.util.concurrent.TimeUnit;
  * The three targets of {@code sluice bench compare}, served by separate node processes (so that
  * the load generator's JVM does not share a heap or GC with what it measures):
  * (a) the replica's own endpoint, (b) the ingress on the direct path, (c) an ingress on the
- * relayed path, all in front of the same simulated replica.
+ * relayed path, and optionally (d) HAProxy run by the ingress node with Sluice's Lua action, all
+ * in front of the same simulated replica.
  */
 final class CompareTargets implements AutoCloseable {
 
@@ -25,14 +26,18 @@ final class CompareTargets implements AutoCloseable {
   final URI replica;
   final URI direct;
   final URI relayed;
+  /** HAProxy with Sluice's generated config and Lua action, when asked for. */
+  final java.util.Optional<URI> haproxy;
 
   private CompareTargets(List<Process> processes, Path log, int replica, int direct,
-      int relayed) {
+      int relayed, int haproxy) {
     this.processes = processes;
     this.log = log;
     this.replica = URI.create("http://127.0.0.1:" + replica);
     this.direct = URI.create("http://127.0.0.1:" + direct);
     this.relayed = URI.create("http://127.0.0.1:" + relayed);
+    this.haproxy = haproxy < 0 ? java.util.Optional.empty()
+        : java.util.Optional.of(URI.create("http://127.0.0.1:" + haproxy));
   }
 
   /** Where the control singletons (the router among them) run. */
@@ -56,10 +61,13 @@ final class CompareTargets implements AutoCloseable {
    * Two processes, as in a real deployment: a replica node (the simulated replica and its
    * endpoint, the limit), and an ingress node serving both paths, so that relayed tokens really
    * cross nodes (Artery and the Kryo serializer) as direct tokens cross HTTP. The control role
-   * goes where {@code routerNode} says.
+   * goes where {@code routerNode} says. With {@code withHaproxy}, the ingress node also runs
+   * HAProxy (sluice.haproxy) asking the router's {@code /internal/route}.
    */
-  static CompareTargets start(int ttftMs, int itlMs, int maxTokens, RouterNode routerNode)
-      throws Exception {
+  static CompareTargets start(int ttftMs, int itlMs, int maxTokens, RouterNode routerNode,
+      boolean withHaproxy) throws Exception {
+    int haproxy = withHaproxy ? freePort() : -1;
+    int routerEndpoint = withHaproxy ? freePort() : -1;
     int replica = freePort();
     int direct = freePort();
     int relayed = freePort();
@@ -82,13 +90,19 @@ final class CompareTargets implements AutoCloseable {
         : node("control,replica", "--port", String.valueOf(remoting),
             "--config", config.toString());
     replicas.environment().put("SLUICE_REPLICA_PORT_RANGE", String.valueOf(replica));
-    replicas.environment().put("SLUICE_ROUTER_PORT", "-1");
+    replicas.environment().put("SLUICE_ROUTER_PORT",
+        String.valueOf(controlWithIngress ? -1 : routerEndpoint));
     replicas.environment().put("SLUICE_INGRESS_PORT", "-1");
     ProcessBuilder ingress = controlWithIngress
         ? node("control,ingress", "--port", "0", "--seed-nodes", "127.0.0.1:" + remoting,
             "--config", config.toString())
         : node("ingress", "--port", "0", "--seed-nodes", "127.0.0.1:" + remoting);
-    ingress.environment().put("SLUICE_ROUTER_PORT", "-1");
+    ingress.environment().put("SLUICE_ROUTER_PORT",
+        String.valueOf(controlWithIngress ? routerEndpoint : -1));
+    if (withHaproxy) {
+      ingress.environment().put("SLUICE_HAPROXY_PORT", String.valueOf(haproxy));
+      ingress.environment().put("SLUICE_HAPROXY_ROUTER", "127.0.0.1:" + routerEndpoint);
+    }
     ingress.environment().put("SLUICE_INGRESS_PORT", String.valueOf(direct));
     ingress.environment().put("SLUICE_INGRESS_RELAYED_PORT", String.valueOf(relayed));
     System.err.println("Starting the targets (a replica node and an ingress node, router on the "
@@ -99,7 +113,8 @@ final class CompareTargets implements AutoCloseable {
           .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
       started.add(builder.start());
     }
-    CompareTargets targets = new CompareTargets(started, log, replica, direct, relayed);
+    CompareTargets targets = new CompareTargets(started, log, replica, direct, relayed,
+        haproxy);
     try {
       targets.awaitReady(Duration.ofSeconds(120));
     } catch (Exception e) {
@@ -124,7 +139,9 @@ final class CompareTargets implements AutoCloseable {
     HttpClient http = HttpClient.newHttpClient();
     long end = System.nanoTime() + deadline.toNanos();
     String probe = "{\"messages\":[{\"role\":\"user\",\"content\":\"ready?\"}],\"max_tokens\":1}";
-    for (URI target : List.of(replica, direct, relayed)) {
+    List<URI> all = new java.util.ArrayList<>(List.of(replica, direct, relayed));
+    haproxy.ifPresent(all::add);
+    for (URI target : all) {
       while (true) {
         if (processes.stream().anyMatch(p -> !p.isAlive())) {
           throw new IllegalStateException("a target process exited; see " + log);

@@ -1,0 +1,100 @@
+#!/usr/bin/env bash
+# CPU per delivered token of three data planes in front of the same simulated replica (issue 13),
+# at a realistic pace: itl 20 ms (50 tokens/s per stream), 1,000 concurrent streams of 250 tokens
+# (the docs/bench/stream-cost.sh setting):
+#   splice       - Sluice's ingress (direct path); its node also runs the router;
+#   haproxy+lua  - HAProxy run by the same node (sluice.haproxy) with the generated config: the
+#                  Lua action asks the router's POST /internal/route per request;
+#   haproxy      - a plain HAProxy straight to the replica (no Lua, no router: the floor).
+# Targets run in alternating order, ROUNDS times (default 2). For haproxy+lua the router's share
+# (CPU the ingress node spent answering /internal/route) is printed beside HAProxy's own.
+# Usage: docs/bench/haproxy-cost.sh [jar]   (needs haproxy 2.6+ with Lua; curl; python3)
+set -euo pipefail
+jar="${1:-deploy/target/sluice.jar}"
+rounds="${ROUNDS:-2}"
+haproxy_bin="$(command -v haproxy || echo /usr/sbin/haproxy)"
+work="$(mktemp -d)"
+trap 'kill $(jobs -p) 2>/dev/null || true; sleep 1; rm -rf "$work"' EXIT
+
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'; }
+ticks() { local sum=0; for p in "$@"; do sum=$(( sum + $(awk '{print $14+$15}' "/proc/$p/stat") )); done; echo $sum; }
+hz=$(getconf CLK_TCK)
+
+replica=$(free_port); ingress=$(free_port); remoting=$(free_port); router=$(free_port)
+lua_port=$(free_port); plain_port=$(free_port)
+cat > "$work/app.yaml" <<YAML
+applications:
+  - name: cost
+    llm_configs:
+      - model_loading_config: {model_id: sluice-sim}
+        engine_config: {type: simulated, ttft_ms: 0, itl_ms: 20, default_max_tokens: 250, max_num_seqs: 8192}
+        deployment_config: {num_replicas: 1, max_ongoing_requests: 8192}
+YAML
+SLUICE_REPLICA_PORT_RANGE=$replica SLUICE_INGRESS_PORT=-1 SLUICE_METRICS_PORT=0 \
+  java -Xmx2g -jar "$jar" node --roles replica --host 127.0.0.1 --port "$remoting" \
+  > "$work/replica.log" 2>&1 &
+replica_pid=$!
+SLUICE_INGRESS_PORT=$ingress SLUICE_ROUTER_PORT=$router SLUICE_METRICS_PORT=0 \
+  SLUICE_HAPROXY_PORT=$lua_port SLUICE_HAPROXY_DIR="$work/hx" SLUICE_HAPROXY_BINARY="$haproxy_bin" \
+  java -Xmx2g -jar "$jar" node --roles control,ingress --host 127.0.0.1 --port 0 \
+  --seed-nodes "127.0.0.1:$remoting" --config "$work/app.yaml" > "$work/ingress.log" 2>&1 &
+ingress_pid=$!
+cat > "$work/plain.cfg" <<CFG
+global
+  maxconn 8000
+defaults
+  mode http
+  timeout connect 5s
+  timeout client 600s
+  timeout server 600s
+frontend plain
+  bind 127.0.0.1:$plain_port
+  default_backend replica
+backend replica
+  server r1 127.0.0.1:$replica
+CFG
+"$haproxy_bin" -db -f "$work/plain.cfg" > "$work/plain.log" 2>&1 &
+plain_pid=$!
+
+ready() { curl -sf -o /dev/null "$1/v1/chat/completions" -H 'content-type: application/json' \
+  -d '{"messages":[{"role":"user","content":"x"}],"max_tokens":1}'; }
+for url in "http://127.0.0.1:$ingress" "http://127.0.0.1:$lua_port" "http://127.0.0.1:$plain_port"; do
+  for i in $(seq 1 120); do ready "$url" && break; sleep 0.5; done
+  ready "$url" || { echo "not ready: $url" >&2; for f in "$work"/*.log; do echo "== $f"; tail -n 8 "$f"; done >&2; exit 1; }
+done
+sleep 2  # let HAProxy's reload for the replica set finish: no reload during a measurement
+lua_pids=$(pgrep -f "$work/hx/master.sock" | tr '\n' ' ')
+echo "setup: replica pid $replica_pid, ingress node pid $ingress_pid, HAProxy+Lua pids $lua_pids, plain HAProxy pid $plain_pid" >&2
+
+run() { # name url pids-to-charge...
+  local name=$1 url=$2; shift 2
+  local t0 n0; t0=$(ticks "$@"); n0=$(ticks "$ingress_pid")
+  java -jar "$jar" bench --url "$url" --concurrency 1000 --requests 4000 --max-tokens 250 \
+    --prompt-tokens 16 --warmup 0 --json "$work/$name.json" > "$work/$name.out" 2>&1
+  local t1 n1; t1=$(ticks "$@"); n1=$(ticks "$ingress_pid")
+  python3 - "$work/$name.json" "$name" $(( t1 - t0 )) $(( n1 - n0 )) "$hz" <<'PY'
+import json, sys
+run = json.load(open(sys.argv[1]))["results"][0]
+name, ticks, node_ticks, hz = sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
+tokens = run["output_tokens"]
+us = ticks / hz / tokens * 1e6
+extra = ""
+if name == "haproxy+lua":
+    extra = f" + router (ingress node) {node_ticks / hz / tokens * 1e6:.2f} us/token"
+print(f"{name:12s} {us:6.2f} us/token{extra}; tokens/s {run['output_tokens_per_s']:.0f},"
+      f" TTFT p50 {run['ttft_ms']['p50']:.1f} ms p99 {run['ttft_ms']['p99']:.1f},"
+      f" ITL p99 {run['itl_ms']['p99']:.1f} ms, outcomes {run['outcomes']}")
+PY
+}
+for round in $(seq 1 "$rounds"); do
+  echo "round $round/$rounds" >&2
+  if (( round % 2 )); then order="splice lua plain"; else order="plain lua splice"; fi
+  for target in $order; do
+    case $target in
+      splice) run splice "http://127.0.0.1:$ingress" "$ingress_pid" ;;
+      lua) run haproxy+lua "http://127.0.0.1:$lua_port" $lua_pids ;;
+      plain) run haproxy "http://127.0.0.1:$plain_port" "$plain_pid" ;;
+    esac
+  done
+done
+kill "$plain_pid" "$ingress_pid" "$replica_pid"; wait 2>/dev/null || true
