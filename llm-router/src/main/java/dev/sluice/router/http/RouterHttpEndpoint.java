@@ -24,10 +24,13 @@ import org.apache.pekko.http.javadsl.Http;
 import org.apache.pekko.http.javadsl.ServerBinding;
 import org.apache.pekko.http.javadsl.model.ContentTypes;
 import org.apache.pekko.http.javadsl.model.HttpEntities;
+import org.apache.pekko.http.javadsl.model.HttpEntity;
 import org.apache.pekko.http.javadsl.model.HttpHeader;
 import org.apache.pekko.http.javadsl.model.HttpMethods;
 import org.apache.pekko.http.javadsl.model.HttpRequest;
 import org.apache.pekko.http.javadsl.model.HttpResponse;
+import org.apache.pekko.http.javadsl.model.RequestEntity;
+import org.apache.pekko.http.javadsl.settings.ServerSettings;
 import org.apache.pekko.stream.Materializer;
 
 /**
@@ -64,7 +67,12 @@ public final class RouterHttpEndpoint {
   }
 
   public CompletionStage<ServerBinding> bind() {
+    com.typesafe.config.Config http = system.settings().config()
+        .getConfig("sluice.router.http");
     return Http.get(system).newServerAt(settings.httpHost(), settings.httpPort())
+        .withSettings(ServerSettings.create(system.classicSystem())
+            .withBacklog(http.getInt("backlog"))
+            .withMaxConnections(http.getInt("max-connections")))
         .bind(this::handle);
   }
 
@@ -120,16 +128,22 @@ public final class RouterHttpEndpoint {
       return CompletableFuture.completedFuture(json(503, detail("router unreachable: "
           + gap.get())));
     }
-    return request.entity()
-        .toStrict(settings.askTimeout().toMillis(), settings.maxBodyBytes(), materializer)
-        .thenComposeAsync(strict -> controlPlane.track(AskPattern.<LLMRouter.Command,
+    // A body that arrived whole (the usual case: empty, or small) is used as it is; only a
+    // streamed one is gathered, which costs a stream materialization per request.
+    RequestEntity entity = request.entity();
+    CompletionStage<byte[]> bytes = entity instanceof HttpEntity.Strict whole
+        && whole.getData().size() <= settings.maxBodyBytes()
+        ? CompletableFuture.completedFuture(whole.getData().toArray())
+        : entity.toStrict(settings.askTimeout().toMillis(), settings.maxBodyBytes(), materializer)
+            .thenApply(strict -> strict.getData().toArray());
+    return bytes
+        .thenCompose(data -> controlPlane.track(AskPattern.<LLMRouter.Command,
             RouteResult>ask(router, replyTo -> new LLMRouter.Route(new RouteRequest(id,
-                finalSession, body(strict.getData().toArray(), cut),
+                finalSession, body(data, cut),
                 settings.askTimeout().toMillis() * 9 / 10, excluded), replyTo),
             settings.askTimeout(), system.scheduler()).toCompletableFuture()))
-        .thenApplyAsync(this::answer, system.executionContext())
-        .exceptionallyAsync(failure -> json(503, detail("router unreachable: " + failure)),
-            system.executionContext());
+        .thenApply(this::answer)
+        .exceptionally(failure -> json(503, detail("router unreachable: " + failure)));
   }
 
   private HttpResponse answer(RouteResult result) {
