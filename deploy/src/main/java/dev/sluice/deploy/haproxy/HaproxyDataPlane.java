@@ -12,14 +12,17 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Duration;
 import java.util.Collection;
 import java.util.Comparator;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -28,8 +31,9 @@ import org.slf4j.LoggerFactory;
  * The HAProxy data plane of one ingress node: writes the Lua action (only when its content
  * changed) and {@code haproxy.cfg}, starts HAProxy, and on every replica-set change renders the
  * config again and, when the text differs, checks it ({@code haproxy -c}) and reloads HAProxy
- * (master-worker: no connection dropped). A config HAProxy refuses is logged and counted, and the
- * running one stays. Syncs run one at a time on their own thread, never on an actor's.
+ * (master-worker: no connection dropped), done when HAProxy's new worker serves the new servers.
+ * A config HAProxy refuses, or a reload its worker does not take up within the start timeout, is
+ * logged and counted, and the running config stays. Syncs run one at a time on their own thread, never on an actor's.
  */
 public final class HaproxyDataPlane implements AutoCloseable {
 
@@ -45,6 +49,8 @@ public final class HaproxyDataPlane implements AutoCloseable {
   private final Counter reloads;
   private final Gauge servers;
   private HaproxyProcess process;
+  private Duration reloadTimeout = Duration.ofSeconds(10);
+  /** The config HAProxy's newest worker is known to run (confirmed after each reload). */
   private String rendered = "";
 
   private HaproxyDataPlane(HaproxyBinary binary, HaproxyConfig.Settings base, Path dir,
@@ -116,6 +122,7 @@ public final class HaproxyDataPlane implements AutoCloseable {
   }
 
   private void launch(HaproxySettings settings) throws IOException, InterruptedException {
+    reloadTimeout = settings.startTimeout();
     writeIfChanged(lua, HaproxyConfig.lua());
     rendered = HaproxyConfig.render(base, List.of(), lua);
     writeConfig(config, rendered);
@@ -156,6 +163,10 @@ public final class HaproxyDataPlane implements AutoCloseable {
       Files.move(candidate, config, StandardCopyOption.REPLACE_EXISTING,
           StandardCopyOption.ATOMIC_MOVE);
       process.reload();
+      process.awaitServers(HaproxyConfig.BACKEND, replicas.stream()
+          .map(replica -> HaproxyConfig.serverName(replica.id()))
+          .collect(Collectors.toCollection(TreeSet::new)),
+          reloadTimeout);
       rendered = next;
       reloads.labelValues("ok").inc();
       servers.set(replicas.size());

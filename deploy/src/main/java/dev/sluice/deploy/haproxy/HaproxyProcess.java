@@ -14,6 +14,8 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.Deque;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -92,11 +94,66 @@ public final class HaproxyProcess implements AutoCloseable {
     }
   }
 
-  /** Loads the config file again (check it first): a new worker, no connection dropped. */
+  /**
+   * Loads the config file again (check it first): a new worker, no connection dropped. Returns
+   * when the master took the command; {@link #awaitServers} tells when the new worker runs.
+   */
   public void reload() throws IOException {
+    masterCommand("reload");
+  }
+
+  /**
+   * Waits until HAProxy's newest worker has exactly {@code names} as the servers of
+   * {@code backend}: a reload is done only then (the master re-executes itself, so its CLI
+   * refuses connections for a moment, and until the new worker is up the old one answers).
+   */
+  public void awaitServers(String backend, Set<String> names, Duration deadline)
+      throws IOException, InterruptedException {
+    long end = System.nanoTime() + deadline.toNanos();
+    Set<String> seen = Set.of();
+    String failure = "";
+    while (System.nanoTime() - end < 0) {
+      try {
+        seen = serverNames(masterCommand("@1 show servers state " + backend));
+        if (seen.equals(names)) {
+          return;
+        }
+      } catch (IOException e) {
+        failure = " (" + e.getMessage() + ")";
+      }
+      TimeUnit.MILLISECONDS.sleep(20);
+    }
+    throw new IOException("HAProxy's worker did not load the new config within "
+        + deadline.toMillis() + " ms: its servers are " + seen + failure + "; last output: "
+        + lastOutput());
+  }
+
+  /** The server names in the output of {@code show servers state}. */
+  static Set<String> serverNames(String state) {
+    Set<String> names = new TreeSet<>();
+    for (String line : state.split("\n")) {
+      String[] fields = line.strip().split("\\s+");
+      // "<be_id> <be_name> <srv_id> <srv_name> ..."; the first lines are a version and a header.
+      if (fields.length > 4 && !line.startsWith("#") && fields[0].chars().allMatch(
+          Character::isDigit)) {
+        names.add(fields[3]);
+      }
+    }
+    return names;
+  }
+
+  /** One command on the master CLI; its whole answer. */
+  private String masterCommand(String command) throws IOException {
     try (SocketChannel channel = SocketChannel.open(StandardProtocolFamily.UNIX)) {
       channel.connect(UnixDomainSocketAddress.of(masterSocket));
-      channel.write(ByteBuffer.wrap("reload\n".getBytes(StandardCharsets.US_ASCII)));
+      channel.write(ByteBuffer.wrap((command + "\n").getBytes(StandardCharsets.US_ASCII)));
+      channel.shutdownOutput();
+      java.io.ByteArrayOutputStream answer = new java.io.ByteArrayOutputStream();
+      ByteBuffer buffer = ByteBuffer.allocate(8192);
+      while (channel.read(buffer.clear()) >= 0) {
+        answer.write(buffer.array(), 0, buffer.position());
+      }
+      return answer.toString(StandardCharsets.UTF_8);
     }
   }
 
