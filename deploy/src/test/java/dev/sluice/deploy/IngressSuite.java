@@ -231,6 +231,8 @@ abstract class IngressSuite {
     HttpResponse<String> none = TestNodes.post(router, "/internal/route", "",
         "x-sluice-exclude", String.join(", ", ids));
     assertThat(none.statusCode()).isEqualTo(503);
+    assertThat(Sse.json(none.body()).get("detail").asText()).endsWith(
+        "all " + ids.size() + " replicas of llm#sim were excluded by the caller");
     HttpResponse<String> tooMany = TestNodes.post(router, "/internal/route", "",
         "x-sluice-exclude", "a,b,c,d,e,f,g,h,i");
     assertThat(tooMany.statusCode()).isEqualTo(400);

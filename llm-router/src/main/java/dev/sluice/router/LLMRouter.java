@@ -263,7 +263,7 @@ public final class LLMRouter extends AbstractBehavior<LLMRouter.Command> {
           return (RouteResult) new RouteResult.Routed(replica);
         }
       }
-      return Deployments.noReplicas(target.routing());
+      return Deployments.noReplicas(target.routing(), route.request().excluded());
     }).orElseGet(() -> deployments.unresolved(route.request()));
     route.replyTo().tell(result);
     startProbes();

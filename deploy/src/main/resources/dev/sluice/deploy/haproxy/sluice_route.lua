@@ -110,7 +110,8 @@ end
 -- Asks the router, then pins the request to the chosen replica's server. A replica this HAProxy
 -- does not know (yet: the router may hear of a new replica a moment before this HAProxy's
 -- reload) or sees down is excluded and the router asked again, up to `attempts` times in all;
--- never is another server used in its place.
+-- never is another server used in its place. When the router then has nobody else, the answer
+-- gives the exclusion's reason (unknown_replica_id, replica_unreachable), the real cause.
 local attempts = 3
 
 local function route(txn)
@@ -118,10 +119,12 @@ local function route(txn)
   local excluded = {}
   local reason = "router_unreachable"
   for _ = 1, attempts do
-    local id
-    id, reason = ask_router(txn, body, cut, excluded)
+    local id, failure = ask_router(txn, body, cut, excluded)
     if id == nil then
-      return fail(txn, reason)
+      if #excluded > 0 and failure == "router_non_200" then
+        return fail(txn, reason)
+      end
+      return fail(txn, failure)
     end
     local name = server_name(id)
     local backend = core.backends[backend_name]

@@ -13,6 +13,7 @@ import dev.sluice.router.spi.LoadView;
 import dev.sluice.router.spi.PendingRequest;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -118,12 +119,28 @@ public final class Deployments {
         : "several deployments: the request must name its model (enable body forwarding)");
   }
 
-  /** The answer when a deployment's policy ranked nobody. */
-  public static RouteResult noReplicas(DeploymentRouting routing) {
+  /**
+   * The answer when a deployment's policy ranked nobody, or nobody but replicas the caller
+   * excluded (an ingress or HAProxy that could not reach or does not know them).
+   */
+  public static RouteResult noReplicas(DeploymentRouting routing, List<String> excluded) {
     int count = routing.set().replicas().size();
-    return new RouteResult.NotRouted(ServeReason.NO_REPLICAS, count == 0
-        ? "no replicas available for " + routing.set().deployment()
-        : "none of the " + count + " replicas of " + routing.set().deployment()
-            + " can take the request (all known to be at max_ongoing_requests)");
+    long excludedHere = routing.set().replicas().stream()
+        .filter(replica -> excluded.contains(replica.id().toString())).count();
+    String deployment = routing.set().deployment().toString();
+    String detail;
+    if (count == 0) {
+      detail = "no replicas available for " + deployment;
+    } else if (excludedHere == count) {
+      detail = "all " + count + " replicas of " + deployment + " were excluded by the caller";
+    } else if (excludedHere > 0) {
+      detail = "none of the " + count + " replicas of " + deployment + " can take the request ("
+          + excludedHere + " excluded by the caller, the others known to be at "
+          + "max_ongoing_requests)";
+    } else {
+      detail = "none of the " + count + " replicas of " + deployment
+          + " can take the request (all known to be at max_ongoing_requests)";
+    }
+    return new RouteResult.NotRouted(ServeReason.NO_REPLICAS, detail);
   }
 }
