@@ -6,12 +6,17 @@
 #   haproxy+lua  - HAProxy run by the same node (sluice.haproxy) with the generated config: the
 #                  Lua action asks the router's POST /internal/route per request;
 #   haproxy      - a plain HAProxy straight to the replica (no Lua, no router: the floor).
-# Targets run in alternating order, ROUNDS times (default 2). For haproxy+lua the router's share
-# (CPU the ingress node spent answering /internal/route) is printed beside HAProxy's own.
+# Targets run in alternating order, ROUNDS times (default 2), after one unmeasured warm-up run of
+# each (the JIT). TOKENS (default 250) sets the answer length and REQUESTS (4000) the run's size:
+# comparing two lengths splits the per-request cost from the per-token one. For haproxy+lua the
+# router's share (CPU the ingress node spent answering /internal/route) is printed beside
+# HAProxy's own.
 # Usage: docs/bench/haproxy-cost.sh [jar]   (needs haproxy 2.6+ with Lua; curl; python3)
 set -euo pipefail
 jar="${1:-deploy/target/sluice.jar}"
 rounds="${ROUNDS:-2}"
+tokens="${TOKENS:-250}"
+requests="${REQUESTS:-4000}"
 haproxy_bin="$(command -v haproxy || echo /usr/sbin/haproxy)"
 work="$(mktemp -d)"
 trap 'kill $(jobs -p) 2>/dev/null || true; sleep 1; rm -rf "$work"' EXIT
@@ -27,7 +32,7 @@ applications:
   - name: cost
     llm_configs:
       - model_loading_config: {model_id: sluice-sim}
-        engine_config: {type: simulated, ttft_ms: 0, itl_ms: 20, default_max_tokens: 250, max_num_seqs: 8192}
+        engine_config: {type: simulated, ttft_ms: 0, itl_ms: 20, default_max_tokens: $tokens, max_num_seqs: 8192}
         deployment_config: {num_replicas: 1, max_ongoing_requests: 8192}
 YAML
 SLUICE_REPLICA_PORT_RANGE=$replica SLUICE_INGRESS_PORT=-1 SLUICE_METRICS_PORT=0 \
@@ -66,10 +71,14 @@ sleep 2  # let HAProxy's reload for the replica set finish: no reload during a m
 lua_pids=$(pgrep -f "$work/hx/master.sock" | tr '\n' ' ')
 echo "setup: replica pid $replica_pid, ingress node pid $ingress_pid, HAProxy+Lua pids $lua_pids, plain HAProxy pid $plain_pid" >&2
 
+warm() { # url
+  java -jar "$jar" bench --url "$1" --concurrency 1000 --requests 2000 --max-tokens "$tokens" \
+    --prompt-tokens 16 --warmup 0 > /dev/null 2>&1 || true
+}
 run() { # name url pids-to-charge...
   local name=$1 url=$2; shift 2
   local t0 n0; t0=$(ticks "$@"); n0=$(ticks "$ingress_pid")
-  java -jar "$jar" bench --url "$url" --concurrency 1000 --requests 4000 --max-tokens 250 \
+  java -jar "$jar" bench --url "$url" --concurrency 1000 --requests "$requests" --max-tokens "$tokens" \
     --prompt-tokens 16 --warmup 0 --json "$work/$name.json" > "$work/$name.out" 2>&1
   local t1 n1; t1=$(ticks "$@"); n1=$(ticks "$ingress_pid")
   python3 - "$work/$name.json" "$name" $(( t1 - t0 )) $(( n1 - n0 )) "$hz" <<'PY'
@@ -86,6 +95,11 @@ print(f"{name:12s} {us:6.2f} us/token{extra}; tokens/s {run['output_tokens_per_s
       f" ITL p99 {run['itl_ms']['p99']:.1f} ms, outcomes {run['outcomes']}")
 PY
 }
+echo "warm-up (unmeasured)" >&2
+for url in "http://127.0.0.1:$ingress" "http://127.0.0.1:$lua_port" "http://127.0.0.1:$plain_port"; do
+  warm "$url"
+done
+echo "tokens per answer: $tokens" >&2
 for round in $(seq 1 "$rounds"); do
   echo "round $round/$rounds" >&2
   if (( round % 2 )); then order="splice lua plain"; else order="plain lua splice"; fi
