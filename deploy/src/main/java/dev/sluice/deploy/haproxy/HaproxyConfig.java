@@ -155,6 +155,11 @@ public final class HaproxyConfig {
     out.add("  option httpchk");
     out.add("  http-check send meth GET uri /-/healthz ver HTTP/1.1 hdr host sluice-haproxy");
     out.add("  http-check expect status 200");
+    // A busy replica answers its health check late, not never: a check may take 10 s before it
+    // counts as failed (without this, `inter`, 2 s, is the whole check timeout, and a replica
+    // saturated by a burst of new streams flapped DOWN, failing requests closed). A replica
+    // that is gone refuses the connection and is marked down after `fall` (3) checks.
+    out.add("  timeout check 10s");
     // A pinned request goes to its server even if that server was just marked down (it then
     // fails there): never to another one.
     out.add("  force-persist if { var(txn.sluice_server) -m found }");
