@@ -6,11 +6,13 @@
 #   haproxy+lua  - HAProxy run by the same node (sluice.haproxy) with the generated config: the
 #                  Lua action asks the router's POST /internal/route per request;
 #   haproxy      - a plain HAProxy straight to the replica (no Lua, no router: the floor).
-# Targets run in alternating order, ROUNDS times (default 2), after one unmeasured warm-up run of
-# each (the JIT). TOKENS (default 250) sets the answer length and REQUESTS (4000) the run's size:
-# comparing two lengths splits the per-request cost from the per-token one. For haproxy+lua the
+# Targets run in alternating order, ROUNDS times (default 2), after WARM (default 1) unmeasured
+# warm-up runs of each (the JIT: about 8 are needed before the node's compiler threads fall
+# below 0.5 us/token). TOKENS (default 250) sets the answer length and REQUESTS (4000) the run's
+# size: comparing two lengths splits the per-request cost from the per-token one. For haproxy+lua the
 # router's share (CPU the ingress node spent answering /internal/route) is printed beside
-# HAProxy's own.
+# HAProxy's own, and for the splice the node's CPU by thread group (selector threads, Pekko's
+# dispatchers, the JIT compiler...).
 # Usage: docs/bench/haproxy-cost.sh [jar]   (needs haproxy 2.6+ with Lua; curl; python3)
 set -euo pipefail
 jar="${1:-deploy/target/sluice.jar}"
@@ -72,17 +74,24 @@ lua_pids=$(pgrep -f "$work/hx/master.sock" | tr '\n' ' ')
 echo "setup: replica pid $replica_pid, ingress node pid $ingress_pid, HAProxy+Lua pids $lua_pids, plain HAProxy pid $plain_pid" >&2
 
 warm() { # url
-  java -jar "$jar" bench --url "$1" --concurrency 1000 --requests 2000 --max-tokens "$tokens" \
-    --prompt-tokens 16 --warmup 0 > /dev/null 2>&1 || true
+  for _ in $(seq 1 "${WARM:-1}"); do
+    java -jar "$jar" bench --url "$1" --concurrency 1000 --requests 2000 --max-tokens "$tokens" \
+      --prompt-tokens 16 --warmup 0 > /dev/null 2>&1 || true
+  done
+}
+threads() { # pid: "thread-name ticks" per thread, numbers at the end of names dropped
+  for t in /proc/"$1"/task/*; do
+    echo "$(sed 's/[-#]*[0-9]*$//; s/ /_/g' "$t/comm" 2>/dev/null) $(awk '{print $14+$15}' "$t/stat" 2>/dev/null)"
+  done
 }
 run() { # name url pids-to-charge...
   local name=$1 url=$2; shift 2
-  local t0 n0; t0=$(ticks "$@"); n0=$(ticks "$ingress_pid")
+  local t0 n0; t0=$(ticks "$@"); n0=$(ticks "$ingress_pid"); threads "$ingress_pid" > "$work/t0"
   java -jar "$jar" bench --url "$url" --concurrency 1000 --requests "$requests" --max-tokens "$tokens" \
     --prompt-tokens 16 --warmup 0 --json "$work/$name.json" > "$work/$name.out" 2>&1
-  local t1 n1; t1=$(ticks "$@"); n1=$(ticks "$ingress_pid")
-  python3 - "$work/$name.json" "$name" $(( t1 - t0 )) $(( n1 - n0 )) "$hz" <<'PY'
-import json, sys
+  local t1 n1; t1=$(ticks "$@"); n1=$(ticks "$ingress_pid"); threads "$ingress_pid" > "$work/t1"
+  python3 - "$work/$name.json" "$name" $(( t1 - t0 )) $(( n1 - n0 )) "$hz" "$work" <<'PY'
+import collections, json, sys
 run = json.load(open(sys.argv[1]))["results"][0]
 name, ticks, node_ticks, hz = sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
 tokens = run["output_tokens"]
@@ -90,9 +99,22 @@ us = ticks / hz / tokens * 1e6
 extra = ""
 if name == "haproxy+lua":
     extra = f" + router (ingress node) {node_ticks / hz / tokens * 1e6:.2f} us/token"
+elif name == "haproxy":
+    extra = f" (the Sluice node meanwhile, idle: {node_ticks / hz / tokens * 1e6:.2f} us/token)"
 print(f"{name:12s} {us:6.2f} us/token{extra}; tokens/s {run['output_tokens_per_s']:.0f},"
       f" TTFT p50 {run['ttft_ms']['p50']:.1f} ms p99 {run['ttft_ms']['p99']:.1f},"
       f" ITL p99 {run['itl_ms']['p99']:.1f} ms, outcomes {run['outcomes']}")
+if name == "splice":  # where the node's CPU went, by thread group
+    def load(path):
+        out = collections.Counter()
+        for line in open(path):
+            parts = line.split()
+            if len(parts) == 2:
+                out[parts[0]] += int(parts[1])
+        return out
+    before, after = load(sys.argv[6] + "/t0"), load(sys.argv[6] + "/t1")
+    groups = sorted(((after[k] - before[k]) / hz / tokens * 1e6, k) for k in after)[::-1]
+    print("             by thread: " + ", ".join(f"{k} {us:.2f}" for us, k in groups[:6] if us > 0))
 PY
 }
 echo "warm-up (unmeasured)" >&2
