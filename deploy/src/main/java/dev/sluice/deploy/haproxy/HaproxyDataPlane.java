@@ -33,7 +33,8 @@ import org.slf4j.LoggerFactory;
  * config again and, when the text differs, checks it ({@code haproxy -c}) and reloads HAProxy
  * (master-worker: no connection dropped), done when HAProxy's new worker serves the new servers.
  * A config HAProxy refuses, or a reload its worker does not take up within the start timeout, is
- * logged and counted, and the running config stays. Syncs run one at a time on their own thread, never on an actor's.
+ * logged and counted, and the running config stays. Syncs run one at a time on their own thread,
+ * never on an actor's.
  */
 public final class HaproxyDataPlane implements AutoCloseable {
 

@@ -1,6 +1,7 @@
 package dev.sluice.deploy.haproxy;
 
 import java.io.BufferedReader;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.net.InetSocketAddress;
@@ -148,7 +149,7 @@ public final class HaproxyProcess implements AutoCloseable {
       channel.connect(UnixDomainSocketAddress.of(masterSocket));
       channel.write(ByteBuffer.wrap((command + "\n").getBytes(StandardCharsets.US_ASCII)));
       channel.shutdownOutput();
-      java.io.ByteArrayOutputStream answer = new java.io.ByteArrayOutputStream();
+      ByteArrayOutputStream answer = new ByteArrayOutputStream();
       ByteBuffer buffer = ByteBuffer.allocate(8192);
       while (channel.read(buffer.clear()) >= 0) {
         answer.write(buffer.array(), 0, buffer.position());

@@ -1,5 +1,6 @@
 package dev.sluice.router.http;
 
+import com.typesafe.config.Config;
 import dev.sluice.capacity.CapacityQueue;
 import dev.sluice.core.cluster.SingletonWatch;
 import dev.sluice.core.http.ClusterToken;
@@ -67,8 +68,7 @@ public final class RouterHttpEndpoint {
   }
 
   public CompletionStage<ServerBinding> bind() {
-    com.typesafe.config.Config http = system.settings().config()
-        .getConfig("sluice.router.http");
+    Config http = system.settings().config().getConfig("sluice.router.http");
     return Http.get(system).newServerAt(settings.httpHost(), settings.httpPort())
         .withSettings(ServerSettings.create(system.classicSystem())
             .withBacklog(http.getInt("backlog"))
