@@ -1,10 +1,13 @@
 package dev.sluice.core;
 
 import java.util.Collection;
+import java.util.Collections;
 import java.util.HashMap;
+import java.util.LinkedHashSet;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * A thread-safe view of the latest {@link ReplicaSet} per deployment, keeping only newer versions.
@@ -14,14 +17,18 @@ import java.util.Optional;
  */
 public final class ReplicaSetView {
 
+  /** How many retired replica ids are remembered (the oldest are forgotten first). */
+  static final int RETIRED_REMEMBERED = 1024;
+
   /**
    * Every deployment's set and every replica by id, as of one moment; {@code held} also keeps the
-   * last set of removed deployments, for their version.
+   * last set of removed deployments, for their version; {@code retired} holds the ids of replicas
+   * this view had and no longer has, most recent last.
    */
   private record Snapshot(Map<DeploymentId, ReplicaSet> held, Map<DeploymentId, ReplicaSet> sets,
-      Map<String, ReplicaInfo> byId) {}
+      Map<String, ReplicaInfo> byId, Set<String> retired) {}
 
-  private volatile Snapshot snapshot = new Snapshot(Map.of(), Map.of(), Map.of());
+  private volatile Snapshot snapshot = new Snapshot(Map.of(), Map.of(), Map.of(), Set.of());
 
   /** Applies a snapshot if it is newer than the one held; returns whether it was applied. */
   public synchronized boolean apply(ReplicaSet set) {
@@ -41,8 +48,22 @@ public final class ReplicaSetView {
         each.replicas().forEach(r -> byId.put(r.id().toString(), r));
       }
     }
-    snapshot = new Snapshot(Map.copyOf(held), Map.copyOf(sets), Map.copyOf(byId));
+    snapshot = new Snapshot(Map.copyOf(held), Map.copyOf(sets), Map.copyOf(byId),
+        retired(current, byId));
     return true;
+  }
+
+  /** The retired ids after a change: the old ones plus those just dropped, bounded. */
+  private static Set<String> retired(Snapshot current, Map<String, ReplicaInfo> byId) {
+    LinkedHashSet<String> retired = new LinkedHashSet<>(current.retired());
+    current.byId().keySet().stream().filter(id -> !byId.containsKey(id)).forEach(retired::add);
+    retired.removeIf(byId::containsKey);
+    var oldest = retired.iterator();
+    for (int excess = retired.size() - RETIRED_REMEMBERED; excess > 0; excess--) {
+      oldest.next();
+      oldest.remove();
+    }
+    return Collections.unmodifiableSet(retired);
   }
 
   public Optional<ReplicaSet> get(DeploymentId deployment) {
@@ -55,6 +76,15 @@ public final class ReplicaSetView {
 
   public Optional<ReplicaInfo> replica(String replicaId) {
     return Optional.ofNullable(snapshot.byId().get(replicaId));
+  }
+
+  /**
+   * Whether this view had {@code replicaId} and a newer set dropped it (among the last
+   * {@value #RETIRED_REMEMBERED} dropped). A replica neither current nor retired is one this view
+   * has not heard of yet.
+   */
+  public boolean retired(String replicaId) {
+    return snapshot.retired().contains(replicaId);
   }
 
   /**

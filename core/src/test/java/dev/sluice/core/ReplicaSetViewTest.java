@@ -77,4 +77,32 @@ class ReplicaSetViewTest {
     assertThat(misses.get()).as("reads that missed a replica present in every version").isZero();
     assertThat(view.replica("llm#sim#churn000")).isEmpty();
   }
+
+  @Test
+  void remembersReplicasANewerSetDroppedApartFromOnesNeverSeen() {
+    ReplicaSetView view = new ReplicaSetView();
+    view.apply(set(1, replica("stays000"), replica("leaves00")));
+    view.apply(set(2, replica("stays000"), replica("joins000")));
+
+    assertThat(view.retired("llm#sim#leaves00")).isTrue();
+    assertThat(view.retired("llm#sim#stays000")).isFalse();
+    assertThat(view.retired("llm#sim#joins000")).isFalse();
+    assertThat(view.retired("llm#sim#never000")).as("never seen").isFalse();
+    assertThat(view.apply(set(1, replica("leaves00")))).as("older set").isFalse();
+    assertThat(view.retired("llm#sim#leaves00")).isTrue();
+  }
+
+  @Test
+  void forgetsTheOldestRetiredReplicasBeyondItsBound() {
+    ReplicaSetView view = new ReplicaSetView();
+    int dropped = ReplicaSetView.RETIRED_REMEMBERED + 10;
+    for (int version = 1; version <= dropped + 1; version++) {
+      view.apply(set(version, replica(String.format("r%07d", version))));
+    }
+
+    assertThat(view.retired("llm#sim#r0000001")).as("among the oldest dropped").isFalse();
+    assertThat(view.retired("llm#sim#r0000011")).isTrue();
+    assertThat(view.retired(String.format("llm#sim#r%07d", dropped))).isTrue();
+    assertThat(view.retired(String.format("llm#sim#r%07d", dropped + 1))).as("current").isFalse();
+  }
 }

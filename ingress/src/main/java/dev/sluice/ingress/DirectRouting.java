@@ -41,9 +41,8 @@ final class DirectRouting {
   private final Duration routeTimeout;
   private final Optional<ActorRef<CapacityQueue.Command>> queue;
   private final SingletonWatch controlPlane;
-  /** A pick unknown to this ingress is looked up again this often, this far apart (200 ms). */
-  private static final int UNKNOWN_REPLICA_RETRIES = 10;
-  private static final Duration UNKNOWN_REPLICA_WAIT = Duration.ofMillis(20);
+  /** How many replicas one request may exclude before a dropped pick fails closed. */
+  private static final int MAX_DROPPED_PICKS = 8;
 
   DirectRouting(ActorSystem<?> system, ActorRef<LLMRouter.Command> router, ReplicaSetView view,
       Duration routeTimeout, Optional<ActorRef<CapacityQueue.Command>> queue) {
@@ -79,18 +78,20 @@ final class DirectRouting {
             return CompletableFuture.<Outcome>completedFuture(new Refused(Answers.failClosed(
                 ServeReason.ROUTER_UNREACHABLE, requestId, detail)));
           }
-          return resolve(result, request, UNKNOWN_REPLICA_RETRIES, continuation);
+          return resolve(result, request, continuation);
         }, continuation)
         .thenCompose(outcome -> outcome);
   }
 
   /**
-   * The router's pick in this ingress's replica set. A replica the router knows and this ingress
-   * does not yet is looked up again a few times: both learn a new replica set from the same
-   * publication, a few milliseconds apart; it fails closed only if it stays unknown.
+   * The router's pick, checked against this ingress's replica set. Both learn replica sets from
+   * the same publication, but the router (beside the controller) usually first: a pick this
+   * ingress has not heard of yet is taken as the router sent it, rather than failed. A pick this
+   * ingress has already seen dropped (its node unreachable, say) is asked for again without it:
+   * nothing was sent to it, and the router will drop it too.
    */
   private CompletionStage<Outcome> resolve(RouteResult result, RouteRequest request,
-      int retries, Executor continuation) {
+      Executor continuation) {
     String requestId = request.requestId();
     if (result instanceof RouteResult.NotRouted notRouted) {
       return CompletableFuture.completedFuture(new Refused(Answers.failClosed(notRouted.reason(),
@@ -98,30 +99,21 @@ final class DirectRouting {
     }
     RouteResult.Routed routed = (RouteResult.Routed) result;
     String replicaId = routed.replica().id().toString();
-    Optional<ReplicaInfo> known = view.replica(replicaId);
-    if (known.isEmpty() && retries > 0) {
-      CompletableFuture<Outcome> later = new CompletableFuture<>();
-      system.scheduler().scheduleOnce(UNKNOWN_REPLICA_WAIT, () -> resolve(result, request,
-              retries - 1, continuation).whenComplete((outcome, failure) ->
-                  later.complete(outcome)),
-          system.executionContext());
-      return later;
-    }
     LeaseRelease lease = routed.leaseId().isPresent()
         ? new LeaseRelease(queue, routed.leaseId()) : LeaseRelease.NONE;
-    if (known.isEmpty()) {
-      lease.release();
-      Refused unknown = new Refused(Answers.failClosed(ServeReason.UNKNOWN_REPLICA_ID, requestId,
-          "replica " + replicaId + " is not in this ingress's replica set"));
-      if (!request.excluded().isEmpty()) {
-        return CompletableFuture.completedFuture(unknown);
-      }
-      // This ingress already dropped it (its node became unreachable, say) while the router has
-      // not yet: nothing was sent, so the router is asked once more without it.
-      return route(request.excluding(replicaId), continuation).thenApply(outcome ->
-          outcome instanceof Refused refused && ServeReason.NO_REPLICAS.value().equals(
-              refused.answer().header("x-serve-reason")) ? unknown : outcome);
+    Optional<ReplicaInfo> known = view.replica(replicaId);
+    if (known.isPresent() || !view.retired(replicaId)) {
+      return CompletableFuture.completedFuture(new Chosen(known.orElse(routed.replica()), lease));
     }
-    return CompletableFuture.completedFuture(new Chosen(known.get(), lease));
+    lease.release();
+    Refused unknown = new Refused(Answers.failClosed(ServeReason.UNKNOWN_REPLICA_ID, requestId,
+        "replica " + replicaId + " was dropped from this ingress's replica set"));
+    if (request.excluded().contains(replicaId)
+        || request.excluded().size() >= MAX_DROPPED_PICKS) {
+      return CompletableFuture.completedFuture(unknown);
+    }
+    return route(request.excluding(replicaId), continuation).thenApply(outcome ->
+        outcome instanceof Refused refused && ServeReason.NO_REPLICAS.value().equals(
+            refused.answer().header("x-serve-reason")) ? unknown : outcome);
   }
 }

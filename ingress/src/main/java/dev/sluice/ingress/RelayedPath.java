@@ -91,12 +91,16 @@ final class RelayedPath {
   private CompletionStage<HttpResponse> dispatch(Selection selection, String requestId,
       CompletionRequest.Kind kind, byte[] body) {
     String replicaId = selection.replica().id().toString();
-    Optional<ReplicaInfo> known = view.replica(replicaId).filter(r -> !r.actor().isEmpty());
+    // As on the direct path, a pick this ingress has not heard of yet is taken as the router
+    // sent it; one it saw dropped is not.
+    Optional<ReplicaInfo> known = view.replica(replicaId)
+        .or(() -> view.retired(replicaId) ? Optional.empty() : Optional.of(selection.replica()))
+        .filter(r -> !r.actor().isEmpty());
     if (known.isEmpty()) {
       selection.close();
       return CompletableFuture.completedFuture(PekkoAnswers.response(Answers.failClosed(
           ServeReason.UNKNOWN_REPLICA_ID, requestId, "replica " + replicaId
-              + " is not in this ingress's replica set yet")));
+              + " was dropped from this ingress's replica set or has no replica actor")));
     }
     ActorRef<Generate> replica = resolver.resolveActorRef(known.get().actor());
     return selection.<GenerateReply>dispatchWith(token -> AskPattern.ask(replica,

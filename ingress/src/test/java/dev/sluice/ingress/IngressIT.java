@@ -52,6 +52,8 @@ class IngressIT {
   private static ServerBinding echo;
   private static ReplicaInfo closedPortReplica;
   private static ReplicaInfo echoReplica;
+  /** A replica the view had in its first set and not in its second. */
+  private static ReplicaInfo retiredReplica;
 
   @BeforeAll
   static void start() throws Exception {
@@ -86,7 +88,11 @@ class IngressIT {
         .toCompletableFuture().get();
     echoReplica = new ReplicaInfo(ReplicaId.parse("llm#sim#echo0000"), "node", "127.0.0.1",
         echo.localAddress().getPort(), 4, ReplicaState.RUNNING, List.of("sim"));
+    retiredReplica = new ReplicaInfo(ReplicaId.parse("llm#sim#dropped0"), "node", "127.0.0.1",
+        echo.localAddress().getPort(), 4, ReplicaState.RUNNING, List.of("sim"));
     view.apply(new ReplicaSet(new DeploymentId("llm", "sim"), 1, "/", List.of("sim"),
+        "round-robin", Map.of(), List.of(closedPortReplica, echoReplica, retiredReplica)));
+    view.apply(new ReplicaSet(new DeploymentId("llm", "sim"), 2, "/", List.of("sim"),
         "round-robin", Map.of(), List.of(closedPortReplica, echoReplica)));
     binding = IngressServer.start(testKit.system(), router, settings(false), view,
         Optional.empty(), fatal -> { }).toCompletableFuture().get();
@@ -159,25 +165,38 @@ class IngressIT {
   }
 
   @Test
-  void replicaUnknownToTheIngressFailsClosed() throws Exception {
+  void aPickThisIngressHasNotHeardOfYetIsTakenAsTheRouterSentIt() throws Exception {
+    // The router learns of a new replica first (it sits beside the controller): its pick carries
+    // the endpoint, so the request goes there rather than failing.
     script.set(request -> new RouteResult.Routed(new ReplicaInfo(
-        ReplicaId.parse("llm#sim#unknown0"), "node", "127.0.0.1", 1, 4, ReplicaState.RUNNING,
-        List.of("sim"))));
+        ReplicaId.parse("llm#sim#newer000"), "node", "127.0.0.1", echoReplica.port(), 4,
+        ReplicaState.RUNNING, List.of("sim"))));
+
+    HttpResponse<String> response = chat();
+    assertThat(response.statusCode()).as(response.body()).isEqualTo(200);
+    assertThat(seen.poll().excluded()).isEmpty();
+    assertThat(seen).as("asked once").isEmpty();
+  }
+
+  @Test
+  void aPickThisIngressSawDroppedFailsClosedWhenTheRouterHasNoOther() throws Exception {
+    script.set(request -> new RouteResult.Routed(retiredReplica));
 
     assertFailClosed(chat(), ServeReason.UNKNOWN_REPLICA_ID);
+    assertThat(seen.poll().excluded()).isEmpty();
+    assertThat(seen.poll().excluded()).containsExactly(retiredReplica.id().toString());
   }
 
   @Test
   void aPickThisIngressAlreadyDroppedIsRoutedAgainWithoutIt() throws Exception {
     script.set(request -> request.excluded().isEmpty()
-        ? new RouteResult.Routed(new ReplicaInfo(ReplicaId.parse("llm#sim#dropped0"), "node",
-            "127.0.0.1", 1, 4, ReplicaState.RUNNING, List.of("sim")))
+        ? new RouteResult.Routed(retiredReplica)
         : new RouteResult.Routed(echoReplica));
 
     HttpResponse<String> response = chat();
     assertThat(response.statusCode()).as(response.body()).isEqualTo(200);
     assertThat(seen.poll().excluded()).isEmpty();
-    assertThat(seen.poll().excluded()).containsExactly("llm#sim#dropped0");
+    assertThat(seen.poll().excluded()).containsExactly(retiredReplica.id().toString());
   }
 
   @Test
