@@ -1,13 +1,21 @@
 package dev.sluice.core.openai;
 
+import static dev.sluice.core.openai.JsonFields.abbreviate;
+import static dev.sluice.core.openai.JsonFields.bool;
+import static dev.sluice.core.openai.JsonFields.field;
+import static dev.sluice.core.openai.JsonFields.invalid;
+
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.sluice.core.http.ApiError;
-import dev.sluice.core.openai.Prompts;
 import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.Set;
 
 /**
@@ -16,6 +24,25 @@ import java.util.Set;
  */
 public final class CompletionRequestParser {
 
+  /** The most choices ({@code n}) one request may ask for. */
+  public static final int MAX_N = 8;
+  /** The most stop strings one request may give (OpenAI's limit). */
+  public static final int MAX_STOP = 4;
+  /** The longest stop string, in characters: it bounds the work of matching each token. */
+  public static final int MAX_STOP_CHARS = 256;
+
+  /** What the engine behind the parser can do beyond generating plain text. */
+  public enum Capabilities {
+    /**
+     * Plain text only, as the simulated engine: {@code tools}, {@code tool_choice} other than
+     * {@code "none"}, JSON {@code response_format}s, {@code logprobs}, {@code top_logprobs},
+     * {@code echo}, {@code best_of} over 1 and {@code suffix} get 400 naming the field.
+     */
+    TEXT_ONLY,
+    /** An engine that honours those fields itself: they are accepted unread. */
+    ALL
+  }
+
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final Set<String> ROLES =
       Set.of("system", "developer", "user", "assistant", "tool", "function");
@@ -23,14 +50,52 @@ public final class CompletionRequestParser {
   private final String servedModel;
   private final int defaultMaxTokens;
   private final int maxModelLen;
+  private final Capabilities capabilities;
 
+  /** A parser for the simulated engine: {@link Capabilities#TEXT_ONLY}. */
   public CompletionRequestParser(String servedModel, int defaultMaxTokens, int maxModelLen) {
-    this.servedModel = servedModel;
+    this(servedModel, defaultMaxTokens, maxModelLen, Capabilities.TEXT_ONLY);
+  }
+
+  public CompletionRequestParser(String servedModel, int defaultMaxTokens, int maxModelLen,
+      Capabilities capabilities) {
+    this.servedModel = Objects.requireNonNull(servedModel, "servedModel");
     this.defaultMaxTokens = defaultMaxTokens;
     this.maxModelLen = maxModelLen;
+    this.capabilities = Objects.requireNonNull(capabilities, "capabilities");
   }
 
   public CompletionRequest parse(CompletionRequest.Kind kind, byte[] body) {
+    JsonNode root = read(body);
+    String model = model(root);
+    String prompt = kind == CompletionRequest.Kind.CHAT ? messages(root) : prompt(root);
+    OptionalInt limit = limit(root);
+    int n = SamplingFields.n(root);
+    List<String> stop = SamplingFields.stop(root);
+    Optional<Long> seed = SamplingFields.seed(root);
+    SamplingFields.checkRanges(root);
+    if (capabilities == Capabilities.TEXT_ONLY) {
+      UnsupportedFields.reject(kind, root);
+    }
+    JsonNode user = field(root, "user");
+    if (user != null && !user.isTextual()) {
+      throw invalid("user", user, "a string");
+    }
+    boolean stream = bool(root, "stream");
+    boolean includeUsage = false;
+    JsonNode options = field(root, "stream_options");
+    if (options != null) {
+      if (!options.isObject()) {
+        throw invalid("stream_options", options, "an object");
+      }
+      includeUsage = bool(options, "include_usage");
+    }
+    int maxTokens = withinContext(kind, CompletionRequest.promptTokens(prompt), limit);
+    return new CompletionRequest(kind, model, prompt, maxTokens, limit.isPresent(), stream,
+        includeUsage, n, stop, seed);
+  }
+
+  private static JsonNode read(byte[] body) {
     if (!isUtf8(body)) {
       throw new ApiError(ApiError.Code.INVALID_JSON,
           "Invalid JSON body: not UTF-8 (expected: UTF-8, RFC 8259 section 8.1)", null);
@@ -48,46 +113,67 @@ public final class CompletionRequestParser {
       throw new ApiError(ApiError.Code.INVALID_JSON,
           "Request body must be a JSON object", null);
     }
-    String model = model(root);
-    String prompt = kind == CompletionRequest.Kind.CHAT ? messages(root) : prompt(root);
-    JsonNode limit = field(root, "max_completion_tokens");
-    String limitName = "max_completion_tokens";
+    return root;
+  }
+
+  /**
+   * {@code max_completion_tokens} is the newer name of {@code max_tokens}: either may be given,
+   * or both with the same value; both with different values are refused naming {@code
+   * max_tokens} rather than one silently winning.
+   */
+  private OptionalInt limit(JsonNode root) {
+    OptionalInt current = limit(root, "max_completion_tokens");
+    OptionalInt legacy = limit(root, "max_tokens");
+    if (current.isPresent() && legacy.isPresent()
+        && current.getAsInt() != legacy.getAsInt()) {
+      throw ApiError.invalid("max_tokens", "max_tokens: " + legacy.getAsInt()
+          + " (expected: the same as max_completion_tokens: " + current.getAsInt()
+          + ", or only one of the two)");
+    }
+    return current.isPresent() ? current : legacy;
+  }
+
+  private OptionalInt limit(JsonNode root, String name) {
+    JsonNode limit = field(root, name);
     if (limit == null) {
-      limit = field(root, "max_tokens");
-      limitName = "max_tokens";
+      return OptionalInt.empty();
     }
-    int maxTokens = defaultMaxTokens;
-    if (limit != null) {
-      if (!limit.isIntegralNumber() || !limit.canConvertToInt()) {
-        throw ApiError.invalid(limitName,
-            limitName + ": " + abbreviate(limit) + " (expected: an integer >= 1)");
-      }
-      maxTokens = limit.intValue();
-      if (maxTokens < 1) {
-        throw ApiError.invalid(limitName, limitName + ": " + maxTokens + " (expected: >= 1)");
-      }
-      if (maxTokens > maxModelLen) {
-        throw ApiError.invalid(limitName,
-            limitName + ": " + maxTokens + " (expected: <= " + maxModelLen + ")");
-      }
+    if (!JsonFields.isInt(limit)) {
+      throw invalid(name, limit, "an integer >= 1");
     }
-    JsonNode n = field(root, "n");
-    // canConvertToInt first: intValue() wraps, so 4294967297 would pass as 1.
-    if (n != null && !(n.isIntegralNumber() && n.canConvertToInt() && n.intValue() == 1)) {
-      throw ApiError.invalid("n", "n: " + abbreviate(n) + " (expected: 1)");
+    int tokens = limit.intValue();
+    if (tokens < 1) {
+      throw ApiError.invalid(name, name + ": " + tokens + " (expected: >= 1)");
     }
-    boolean stream = bool(root, "stream");
-    boolean includeUsage = false;
-    JsonNode options = field(root, "stream_options");
-    if (options != null) {
-      if (!options.isObject()) {
-        throw ApiError.invalid("stream_options",
-            "stream_options: " + abbreviate(options) + " (expected: an object)");
+    if (tokens > maxModelLen) {
+      throw ApiError.invalid(name, name + ": " + tokens + " (expected: <= " + maxModelLen + ")");
+    }
+    return OptionalInt.of(tokens);
+  }
+
+  /**
+   * The tokens to generate, the prompt's and those together within {@code max_model_len}, as
+   * vLLM checks them and in its words. Without a limit from the client the default is cut to
+   * what the context has room for, as vLLM's default is.
+   */
+  private int withinContext(CompletionRequest.Kind kind, int promptTokens, OptionalInt limit) {
+    String param = kind == CompletionRequest.Kind.CHAT ? "messages" : "prompt";
+    if (limit.isEmpty()) {
+      if (promptTokens >= maxModelLen) {
+        throw ApiError.invalid(param, "This model's maximum context length is " + maxModelLen
+            + " tokens. However, you requested " + promptTokens + " tokens in the " + param
+            + ". Please reduce the length of the " + param + ".");
       }
-      includeUsage = bool(options, "include_usage");
+      return Math.min(defaultMaxTokens, maxModelLen - promptTokens);
     }
-    return new CompletionRequest(
-        kind, model, prompt, maxTokens, limit != null, stream, includeUsage);
+    int tokens = limit.getAsInt();
+    if ((long) promptTokens + tokens > maxModelLen) {
+      throw ApiError.invalid(param, "This model's maximum context length is " + maxModelLen
+          + " tokens. However, you requested " + (promptTokens + tokens) + " tokens ("
+          + promptTokens + " in the " + param + ", " + tokens + " in the completion). Please "
+          + "reduce the length of the " + param + " or completion.");
+    }
+    return tokens;
   }
 
   /**
@@ -178,30 +264,5 @@ public final class CompletionRequestParser {
     }
     throw ApiError.invalid("prompt", "prompt: " + abbreviate(prompt)
         + " (expected: a string or a list of one string)");
-  }
-
-  private static boolean bool(JsonNode node, String name) {
-    JsonNode value = field(node, name);
-    if (value == null) {
-      return false;
-    }
-    if (!value.isBoolean()) {
-      throw ApiError.invalid(name, name + ": " + abbreviate(value) + " (expected: true or false)");
-    }
-    return value.booleanValue();
-  }
-
-  private static JsonNode field(JsonNode node, String name) {
-    JsonNode value = node.get(name);
-    return value == null || value.isNull() ? null : value;
-  }
-
-  /** A client's value as an error message quotes it: at most 60 characters. */
-  private static String abbreviate(JsonNode node) {
-    return abbreviate(node.toString());
-  }
-
-  private static String abbreviate(String text) {
-    return text.length() <= 60 ? text : text.substring(0, 57) + "...";
   }
 }

@@ -1,28 +1,45 @@
 package dev.sluice.core.openai;
 
 import dev.sluice.core.http.JsonText;
+import java.util.List;
+import java.util.Objects;
 import org.apache.pekko.util.ByteString;
 
 /**
- * OpenAI response bodies (shared by the replica endpoint and the ingress's relayed path): SSE frames {@code data: <json>\n\n} for streams and whole JSON objects
- * otherwise. Built by hand on the hot path (one small string per token, no object mapper).
+ * OpenAI response bodies (shared by the replica endpoint and the ingress's relayed path): SSE
+ * frames {@code data: <json>\n\n} for streams and whole JSON objects otherwise. Built by hand on
+ * the hot path (one small string per token, no object mapper). The methods without a choice
+ * index are those of a one-choice answer that ran to its {@code max_tokens}.
  */
 public final class SseFrames {
 
   public static final ByteString DONE = ByteString.fromString("data: [DONE]\n\n");
 
+  /**
+   * One choice of a whole answer.
+   *
+   * @param completionTokens the tokens generated for it (a stop string's last one included)
+   */
+  public record Choice(String text, String finishReason, int completionTokens) {
+    public Choice {
+      Objects.requireNonNull(text, "text");
+      Objects.requireNonNull(finishReason, "finishReason");
+    }
+  }
+
   private final CompletionRequest request;
+  private final boolean chat;
   /** {@code data: } and the JSON up to {@code "choices":}, the same for every frame. */
   private final String framePrefix;
 
   public SseFrames(CompletionRequest request, String id, long created) {
     this.request = request;
+    this.chat = request.kind() == CompletionRequest.Kind.CHAT;
     StringBuilder p = new StringBuilder(128);
     p.append("{\"id\":");
     JsonText.appendQuoted(p, id);
     p.append(",\"object\":\"")
-        .append(request.kind() == CompletionRequest.Kind.CHAT
-            ? "chat.completion.chunk" : "text_completion")
+        .append(chat ? "chat.completion.chunk" : "text_completion")
         .append("\",\"created\":").append(created).append(",\"model\":");
     JsonText.appendQuoted(p, request.model());
     p.append(",\"choices\":");
@@ -31,20 +48,30 @@ public final class SseFrames {
 
   /** The first chat frame: the assistant role with empty content. Null for completions. */
   public ByteString roleFrame() {
-    return frame("[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":\"\"},"
+    return roleFrame(0);
+  }
+
+  /** Choice {@code index}'s first chat frame: the assistant role with empty content. */
+  public ByteString roleFrame(int index) {
+    return frame("[{\"index\":" + index + ",\"delta\":{\"role\":\"assistant\",\"content\":\"\"},"
         + "\"logprobs\":null,\"finish_reason\":null}]}");
   }
 
   /** One token's frame, built in a single buffer (this runs once per token). */
   public ByteString tokenFrame(String token) {
+    return tokenFrame(0, token);
+  }
+
+  /** Choice {@code index}'s next text, built in a single buffer (this runs once per token). */
+  public ByteString tokenFrame(int index, String token) {
     StringBuilder frame = new StringBuilder(framePrefix.length() + token.length() + 64);
-    frame.append(framePrefix);
-    if (request.kind() == CompletionRequest.Kind.CHAT) {
-      frame.append("[{\"index\":0,\"delta\":{\"content\":");
+    frame.append(framePrefix).append("[{\"index\":").append(index);
+    if (chat) {
+      frame.append(",\"delta\":{\"content\":");
       JsonText.appendQuoted(frame, token);
       frame.append("},\"logprobs\":null,\"finish_reason\":null}]}\n\n");
     } else {
-      frame.append("[{\"index\":0,\"text\":");
+      frame.append(",\"text\":");
       JsonText.appendQuoted(frame, token);
       frame.append(",\"logprobs\":null,\"finish_reason\":null}]}\n\n");
     }
@@ -52,12 +79,16 @@ public final class SseFrames {
   }
 
   public ByteString finishFrame() {
-    String reason = request.finishReason();
-    return frame(request.kind() == CompletionRequest.Kind.CHAT
-        ? "[{\"index\":0,\"delta\":{},\"logprobs\":null,\"finish_reason\":\"" + reason + "\"}]}"
-        : "[{\"index\":0,\"text\":\"\",\"logprobs\":null,\"finish_reason\":\"" + reason + "\"}]}");
+    return finishFrame(0, request.finishReason());
   }
 
+  /** Choice {@code index}'s last frame: no text, why it ended. */
+  public ByteString finishFrame(int index, String reason) {
+    return frame("[{\"index\":" + index + (chat ? ",\"delta\":{}" : ",\"text\":\"\"")
+        + ",\"logprobs\":null,\"finish_reason\":" + JsonText.quote(reason) + "}]}");
+  }
+
+  /** The usage chunk: no choices, the prompt and {@code completionTokens} of all choices. */
   public ByteString usageFrame(int completionTokens) {
     return frame("[]," + usage(completionTokens).substring(1));
   }
@@ -66,26 +97,43 @@ public final class SseFrames {
     return ByteString.fromString(framePrefix + choicesAndRest + "\n\n");
   }
 
-  /** The non-streaming answer. */
+  /** The non-streaming answer of one choice that ran to its {@code max_tokens}. */
   public String fullResponse(String id, long created, String text, int completionTokens) {
-    StringBuilder json = new StringBuilder(256 + text.length());
+    return fullResponse(id, created,
+        List.of(new Choice(text, request.finishReason(), completionTokens)));
+  }
+
+  /** The non-streaming answer: the choices in index order, usage summed over them. */
+  public String fullResponse(String id, long created, List<Choice> choices) {
+    int length = 0;
+    for (Choice choice : choices) {
+      length += choice.text().length();
+    }
+    StringBuilder json = new StringBuilder(256 + 96 * choices.size() + length);
     json.append("{\"id\":");
     JsonText.appendQuoted(json, id);
-    boolean chat = request.kind() == CompletionRequest.Kind.CHAT;
     json.append(",\"object\":\"").append(chat ? "chat.completion" : "text_completion")
         .append("\",\"created\":").append(created).append(",\"model\":");
     JsonText.appendQuoted(json, request.model());
-    json.append(",\"choices\":[{\"index\":0,");
-    if (chat) {
-      json.append("\"message\":{\"role\":\"assistant\",\"content\":");
-      JsonText.appendQuoted(json, text);
+    json.append(",\"choices\":[");
+    int completionTokens = 0;
+    for (int i = 0; i < choices.size(); i++) {
+      Choice choice = choices.get(i);
+      completionTokens += choice.completionTokens();
+      json.append(i == 0 ? "" : ",").append("{\"index\":").append(i).append(',');
+      if (chat) {
+        json.append("\"message\":{\"role\":\"assistant\",\"content\":");
+        JsonText.appendQuoted(json, choice.text());
+        json.append('}');
+      } else {
+        json.append("\"text\":");
+        JsonText.appendQuoted(json, choice.text());
+      }
+      json.append(",\"logprobs\":null,\"finish_reason\":");
+      JsonText.appendQuoted(json, choice.finishReason());
       json.append('}');
-    } else {
-      json.append("\"text\":");
-      JsonText.appendQuoted(json, text);
     }
-    json.append(",\"logprobs\":null,\"finish_reason\":\"").append(request.finishReason())
-        .append("\"}],").append(usage(completionTokens).substring(1));
+    json.append(']').append(usage(completionTokens));
     return json.toString();
   }
 

@@ -16,8 +16,8 @@ import java.nio.charset.StandardCharsets;
 /**
  * Any bytes as the body of a chat or legacy completion request: only an {@link ApiError} may come
  * out (never a NullPointerException, ClassCastException, NumberFormatException ...), a 4xx with a
- * short message; an accepted request asks for 1 to max_model_len tokens of the served model, and
- * agrees with the body it came from.
+ * short message; an accepted request asks for 1 to max_model_len tokens of the served model
+ * (prompt included), and agrees with the body it came from.
  *
  * <p>Seeds: {@code CompletionRequestParserFuzzTestInputs/} beside this class in
  * {@code src/test/resources}.
@@ -39,6 +39,7 @@ class CompletionRequestParserFuzzTest {
     PARSER.parse(CompletionRequest.Kind.CHAT, ("{\"model\":\"" + MODEL + "\",\"messages\":[{"
         + "\"role\":\"user\",\"content\":[{\"type\":\"text\",\"text\":\"hi\"}]}],"
         + "\"prompt\":\"hi\",\"max_tokens\":1,\"max_completion_tokens\":1,\"n\":1,"
+        + "\"stop\":[\"a\"],\"seed\":1,\"temperature\":1,\"top_p\":1,\"user\":\"u\","
         + "\"stream\":true,\"stream_options\":{\"include_usage\":true}}")
         .getBytes(StandardCharsets.UTF_8));
   }
@@ -70,12 +71,17 @@ class CompletionRequestParserFuzzTest {
       limit = present(root, "max_tokens");
     }
     assertThat(request.explicitLimit()).isEqualTo(limit != null);
-    assertThat(BigInteger.valueOf(request.maxTokens()))
-        .isEqualTo(limit == null ? BigInteger.valueOf(DEFAULT_MAX_TOKENS) : exactInteger(limit));
+    // Without a limit, the default shrinks to the room the prompt leaves in the context.
+    int roomLeft = MAX_MODEL_LEN - request.promptTokens();
+    assertThat(BigInteger.valueOf(request.maxTokens())).isEqualTo(limit == null
+        ? BigInteger.valueOf(Math.min(DEFAULT_MAX_TOKENS, roomLeft)) : exactInteger(limit));
+    assertThat(request.promptTokens() + request.maxTokens()).isLessThanOrEqualTo(MAX_MODEL_LEN);
     JsonNode n = present(root, "n");
-    if (n != null) {
-      assertThat(exactInteger(n)).as("n: %s", n).isEqualTo(BigInteger.ONE);
-    }
+    assertThat(BigInteger.valueOf(request.n()))
+        .isEqualTo(n == null ? BigInteger.ONE : exactInteger(n));
+    assertThat(request.n()).isBetween(1, CompletionRequestParser.MAX_N);
+    assertThat(request.stop()).hasSizeLessThanOrEqualTo(CompletionRequestParser.MAX_STOP)
+        .allSatisfy(stop -> assertThat(stop).isNotEmpty());
     JsonNode model = present(root, "model");
     if (model != null) {
       assertThat(model.textValue()).isEqualTo(MODEL);
