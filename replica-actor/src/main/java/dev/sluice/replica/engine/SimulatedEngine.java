@@ -1,7 +1,9 @@
 package dev.sluice.replica.engine;
 
 import dev.sluice.core.config.EngineConfig;
+import dev.sluice.core.openai.StopStrings;
 import java.time.Duration;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.AtomicLong;
@@ -12,8 +14,10 @@ import org.apache.pekko.stream.javadsl.Source;
 
 /**
  * A deterministic engine for tests, demos and benchmarks: the output depends only on the prompt,
- * the first token comes after {@code ttft_ms}, the next ones every {@code itl_ms} (0 = as fast as
- * the stream pulls). Token {@code i} of a prompt is {@link #token(String, int)}.
+ * the client's {@code seed} and the choice, the first token comes after {@code ttft_ms}, the next
+ * ones every {@code itl_ms} (0 = as fast as the stream pulls). Token {@code i} of a prompt's
+ * first choice without a seed is {@link #token(String, int)}; any other is {@link #text(String,
+ * Optional, int, int)}'s. A stop string ends the generation after the token that completes it.
  */
 public final class SimulatedEngine implements Engine {
 
@@ -25,6 +29,8 @@ public final class SimulatedEngine implements Engine {
     "past", "quiet", "stones", "while", "routers", "choose", "replicas", "under", "clear",
     "skies", "of", "light", "water", "moves", "fast", "cold", "deep", "green", "valley", "mill"
   };
+
+  private static final long GOLDEN = 0x9E3779B97F4A7C15L;
 
   private final Duration ttft;
   private final Duration itl;
@@ -45,7 +51,8 @@ public final class SimulatedEngine implements Engine {
     this.ttft = Duration.ofMillis(config.ttftMs());
     this.itl = Duration.ofMillis(config.itlMs());
     this.batch = new BatchSlots(config.maxNumSeqs());
-    this.cache = new PrefixCache(EngineConfig.BLOCK_TOKENS * CHARS_PER_TOKEN, config.kvCacheBlocks());
+    this.cache =
+        new PrefixCache(EngineConfig.BLOCK_TOKENS * CHARS_PER_TOKEN, config.kvCacheBlocks());
   }
 
   @Override
@@ -59,7 +66,7 @@ public final class SimulatedEngine implements Engine {
    */
   @Override
   public Source<String, NotUsed> generate(GenerationRequest request) {
-    long seed = seed(request.prompt());
+    long seed = seed(request.prompt(), request.seed(), request.choice());
     int maxTokens = request.maxTokens();
     return Source.<String, NotUsed>fromMaterializer((materializer, attributes) -> {
       int[] emitted = {0};
@@ -67,6 +74,14 @@ public final class SimulatedEngine implements Engine {
       Source<String, NotUsed> tokens = Source.completionStage(admission.admitted()
               .thenApply(admitted -> Done.getInstance()))
           .flatMapConcat(admitted -> tokens(request, seed));
+      StopStrings.Matcher stop = new StopStrings(request.stop()).matcher();
+      if (!request.stop().isEmpty()) {
+        // The token that completes a stop string is the last one generated, as in vLLM.
+        tokens = tokens.takeWhile(token -> {
+          stop.accept(token);
+          return !stop.stopped();
+        }, true);
+      }
       return tokens.map(token -> {
         emitted[0]++;
         generated.increment();
@@ -76,7 +91,7 @@ public final class SimulatedEngine implements Engine {
         // thread per call on 2 cores): use the stream's own executor.
         done.whenCompleteAsync((d, failure) -> {
           admission.finish();
-          if (emitted[0] < maxTokens) {
+          if (emitted[0] < maxTokens && !stop.stopped()) {
             aborted.incrementAndGet();
           }
         }, materializer.executionContext());
@@ -139,7 +154,18 @@ public final class SimulatedEngine implements Engine {
 
   /** The whole answer to {@code prompt} in {@code tokens} tokens. */
   public static String text(String prompt, int tokens) {
-    long seed = seed(prompt);
+    return text(prompt, Optional.empty(), 0, tokens);
+  }
+
+  /**
+   * The whole text of choice {@code choice} of the answer to {@code prompt} with the client's
+   * {@code seed}, in {@code tokens} tokens, before any stop string.
+   */
+  public static String text(String prompt, Optional<Long> seed, int choice, int tokens) {
+    return text(seed(prompt, seed, choice), tokens);
+  }
+
+  private static String text(long seed, int tokens) {
     StringBuilder text = new StringBuilder(tokens * 7);
     for (int i = 0; i < tokens; i++) {
       text.append(token(seed, i));
@@ -148,10 +174,34 @@ public final class SimulatedEngine implements Engine {
   }
 
   private static String token(long seed, int index) {
-    long mixed = (seed + index) * 0x9E3779B97F4A7C15L;
+    long mixed = (seed + index) * GOLDEN;
     mixed ^= mixed >>> 29;
     String word = WORDS[(int) Long.remainderUnsigned(mixed, WORDS.length)];
     return index == 0 ? word : " " + word;
+  }
+
+  /**
+   * A seedless request's first choice keeps the prompt's own seed (the text {@link #text(String,
+   * int)} promises); a client's seed and a later choice are mixed in whole, so that neither
+   * merely shifts the first choice's words by a few places.
+   */
+  static long seed(String prompt, Optional<Long> seed, int choice) {
+    long mixed = seed(prompt);
+    if (seed.isPresent()) {
+      mixed = mix(mixed ^ mix(seed.get() + GOLDEN));
+    }
+    if (choice > 0) {
+      mixed = mix(mixed + choice * GOLDEN);
+    }
+    return mixed;
+  }
+
+  /** A 64-bit finalizer (the splitmix64 one): every input bit changes about half the output. */
+  private static long mix(long value) {
+    long z = value;
+    z = (z ^ (z >>> 30)) * 0xBF58476D1CE4E5B9L;
+    z = (z ^ (z >>> 27)) * 0x94D049BB133111EBL;
+    return z ^ (z >>> 31);
   }
 
   private static long seed(String prompt) {

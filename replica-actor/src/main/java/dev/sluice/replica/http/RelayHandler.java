@@ -1,6 +1,7 @@
 package dev.sluice.replica.http;
 
 import dev.sluice.core.http.ApiError;
+import dev.sluice.core.http.JsonText;
 import dev.sluice.core.http.ServeReason;
 import dev.sluice.core.openai.CompletionRequest;
 import dev.sluice.core.openai.CompletionRequestParser;
@@ -9,6 +10,7 @@ import dev.sluice.core.relay.GenerateReply;
 import dev.sluice.core.relay.TokenBatch;
 import dev.sluice.replica.engine.Engine;
 import dev.sluice.replica.engine.GenerationRequest;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -58,7 +60,7 @@ public final class RelayHandler {
     }
     CompletionRequest request;
     try {
-      request = parser.parse(generate.kind(), generate.body());
+      request = relayable(parser.parse(generate.kind(), generate.body()));
     } catch (ApiError error) {
       slot.release();
       return CompletableFuture.completedFuture(new GenerateReply.Refused(replicaId,
@@ -68,7 +70,7 @@ public final class RelayHandler {
     // source too and frees the slot.
     var tokens = engine
         .generate(new GenerationRequest(generate.requestId(), request.prompt(),
-            request.maxTokens()))
+            request.maxTokens(), request.seed(), 0, List.of()))
         .watchTermination((notUsed, done) -> {
           done.whenCompleteAsync((d, failure) -> slot.release(), executor);
           return notUsed;
@@ -79,6 +81,25 @@ public final class RelayHandler {
         .runWith(StreamRefs.sourceRef(), materializer);
     return CompletableFuture.completedFuture(
         new GenerateReply.Streaming(replicaId, request, tokens));
+  }
+
+  /**
+   * The ingress frames relayed tokens as one choice that runs to its {@code max_tokens}: a
+   * request for more choices or with stop strings would get a wrong answer, so it is refused
+   * naming the field (the direct path serves both).
+   */
+  private static CompletionRequest relayable(CompletionRequest request) {
+    if (request.n() > 1) {
+      throw ApiError.invalid("n", "n: " + request.n() + " (expected: 1 on the relayed path, "
+          + "sluice.ingress.direct-streaming = off; the direct path serves up to "
+          + CompletionRequestParser.MAX_N + ")");
+    }
+    if (!request.stop().isEmpty()) {
+      throw ApiError.invalid("stop", "stop: " + JsonText.quote(request.stop().get(0))
+          + (request.stop().size() > 1 ? ", ..." : "") + " (expected: none on the relayed "
+          + "path, sluice.ingress.direct-streaming = off; the direct path honours stop)");
+    }
+    return request;
   }
 
   private static java.util.List<String> firstOf(String token) {

@@ -30,7 +30,6 @@ import org.apache.pekko.http.javadsl.model.HttpResponse;
 import org.apache.pekko.http.javadsl.model.MediaTypes;
 import org.apache.pekko.http.javadsl.model.headers.RawHeader;
 import org.apache.pekko.stream.Materializer;
-import org.apache.pekko.stream.javadsl.Sink;
 import org.apache.pekko.stream.javadsl.Source;
 import org.apache.pekko.util.ByteString;
 import scala.concurrent.ExecutionContextExecutor;
@@ -210,16 +209,8 @@ public final class ReplicaHttpHandler
       CompletionRequest request, String requestId, Slots.Slot slot) {
     String id = idPrefix(request) + requestId;
     SseFrames frames = new SseFrames(request, id, System.currentTimeMillis() / 1000);
-    Source<ByteString, NotUsed> tokens = engine
-        .generate(new GenerationRequest(requestId, request.prompt(), request.maxTokens()))
-        .map(frames::tokenFrame);
-    Source<ByteString, NotUsed> head = request.kind() == CompletionRequest.Kind.CHAT
-        ? Source.single(frames.roleFrame()) : Source.empty();
-    List<ByteString> tail = request.includeUsage()
-        ? List.of(frames.finishFrame(), frames.usageFrame(request.maxTokens()), SseFrames.DONE)
-        : List.of(frames.finishFrame(), SseFrames.DONE);
     AtomicBoolean materialized = new AtomicBoolean();
-    Source<ByteString, NotUsed> body = head.concat(tokens).concat(Source.from(tail))
+    Source<ByteString, NotUsed> body = answer(request, requestId, frames).stream()
         .watchTermination((notUsed, done) -> {
           materialized.set(true);
           done.whenCompleteAsync((d, failure) -> slot.release(), executor);
@@ -236,7 +227,8 @@ public final class ReplicaHttpHandler
         .withStatus(200)
         .addHeader(servedBy)
         .addHeader(RawHeader.create("Cache-Control", "no-cache"))
-        .withEntity(HttpEntities.createChunked(MediaTypes.TEXT_EVENT_STREAM.toContentType(), body)));
+        .withEntity(
+            HttpEntities.createChunked(MediaTypes.TEXT_EVENT_STREAM.toContentType(), body)));
   }
 
   private CompletionStage<HttpResponse> whole(
@@ -244,13 +236,19 @@ public final class ReplicaHttpHandler
     String id = idPrefix(request) + requestId;
     long created = System.currentTimeMillis() / 1000;
     SseFrames frames = new SseFrames(request, id, created);
-    return engine
-        .generate(new GenerationRequest(requestId, request.prompt(), request.maxTokens()))
-        .runWith(Sink.fold(new StringBuilder(), StringBuilder::append), materializer)
-        .thenApplyAsync(text -> {
+    return answer(request, requestId, frames).whole(id, created, materializer)
+        .thenApplyAsync(body -> {
           slot.release();
-          return json(200, frames.fullResponse(id, created, text.toString(), request.maxTokens()));
+          return json(200, body).addHeader(servedBy);
         }, executor);
+  }
+
+  /** The request's {@code n} choices, each its own generation with its index. */
+  private CompletionAnswer answer(CompletionRequest request, String requestId,
+      SseFrames frames) {
+    return new CompletionAnswer(request, frames, choice -> engine.generate(
+        new GenerationRequest(requestId, request.prompt(), request.maxTokens(), request.seed(),
+            choice, request.stop())));
   }
 
   /** {@code POST /-/reservations}: 200 with a token and the true ongoing count, or 503. */

@@ -2,12 +2,112 @@ package dev.sluice.replica.engine;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.typesafe.config.ConfigFactory;
+import dev.sluice.core.config.EngineConfig;
 import java.time.Duration;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
+import org.apache.pekko.stream.javadsl.Sink;
+import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 
 class SimulatedEngineTest {
 
   private static final String PROMPT = "x".repeat(64 * 10);
+  private static final ActorTestKit testKit = ActorTestKit.create(ConfigFactory
+      .parseResources("application-test-base.conf").withFallback(ConfigFactory.load()));
+
+  @AfterAll
+  static void stop() {
+    testKit.shutdownTestKit();
+  }
+
+  private static List<String> generate(SimulatedEngine engine, GenerationRequest request)
+      throws Exception {
+    return engine.generate(request).runWith(Sink.seq(), testKit.system())
+        .toCompletableFuture().get();
+  }
+
+  @Test
+  void aSeedlessFirstChoiceIsTheTextOfThePromptAlone() {
+    assertThat(SimulatedEngine.text("p", Optional.empty(), 0, 12))
+        .isEqualTo(SimulatedEngine.text("p", 12))
+        .startsWith(SimulatedEngine.token("p", 0) + SimulatedEngine.token("p", 1));
+  }
+
+  @Test
+  void theSameSeedGivesTheSameTextAndAnotherSeedAnother() {
+    String seeded = SimulatedEngine.text("p", Optional.of(7L), 0, 12);
+
+    assertThat(SimulatedEngine.text("p", Optional.of(7L), 0, 12)).isEqualTo(seeded);
+    assertThat(seeded).isNotEqualTo(SimulatedEngine.text("p", 12));
+    Set<String> texts = new HashSet<>();
+    for (long seed = 0; seed < 20; seed++) {
+      texts.add(SimulatedEngine.text("p", Optional.of(seed), 0, 12));
+    }
+    assertThat(texts).as("20 seeds, 20 texts").hasSize(20);
+  }
+
+  @Test
+  void everyChoiceHasItsOwnTextAndNoneIsTheFirstShifted() {
+    Set<String> choices = new HashSet<>();
+    for (int choice = 0; choice < 8; choice++) {
+      choices.add(SimulatedEngine.text("p", Optional.of(3L), choice, 12));
+      choices.add(SimulatedEngine.text("p", Optional.empty(), choice, 12));
+    }
+
+    assertThat(choices).hasSize(16).contains(SimulatedEngine.text("p", 12));
+    for (int shift = 1; shift <= 8; shift++) {
+      assertThat(SimulatedEngine.text("p", Optional.empty(), 1, 12))
+          .isNotEqualTo(shiftedBy("p", shift, 12));
+    }
+  }
+
+  /** The first choice's tokens {@code shift} to {@code shift + tokens - 1}, as a text. */
+  private static String shiftedBy(String prompt, int shift, int tokens) {
+    StringBuilder text = new StringBuilder();
+    for (int i = shift; i < shift + tokens; i++) {
+      text.append(SimulatedEngine.token(prompt, i));
+    }
+    return text.substring(1);
+  }
+
+  @Test
+  void generationFollowsTheSeedAndChoiceOfTheRequest() throws Exception {
+    SimulatedEngine engine = new SimulatedEngine(new EngineConfig("simulated", 0, 0, 8, 4096, 4,
+        64));
+
+    List<String> tokens = generate(engine,
+        new GenerationRequest("r", "p", 10, Optional.of(5L), 2, List.of()));
+
+    assertThat(String.join("", tokens))
+        .isEqualTo(SimulatedEngine.text("p", Optional.of(5L), 2, 10));
+  }
+
+  @Test
+  void aStopStringEndsGenerationAfterTheTokenThatCompletesItWithoutCountingAnAbort()
+      throws Exception {
+    SimulatedEngine engine = new SimulatedEngine(new EngineConfig("simulated", 0, 0, 8, 4096, 4,
+        64));
+    String third = SimulatedEngine.token("stop", 2);
+    String full = SimulatedEngine.text("stop", 30);
+    int end = full.indexOf(third) + third.length();
+    int expected = 0;
+    for (int length = 0; length < end; expected++) {
+      length += SimulatedEngine.token("stop", expected).length();
+    }
+
+    List<String> tokens = generate(engine,
+        new GenerationRequest("r", "stop", 30, Optional.empty(), 0, List.of(third)));
+
+    assertThat(tokens).hasSize(expected).hasSizeLessThanOrEqualTo(3);
+    assertThat(String.join("", tokens)).isEqualTo(SimulatedEngine.text("stop", expected));
+    assertThat(engine.stats().aborted()).isZero();
+    assertThat(engine.stats().generatedTokens()).isEqualTo(expected);
+  }
 
   @Test
   void prefixCacheCountsLeadingBlocksAlreadySeen() {
