@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
 import java.io.IOException;
+import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -137,11 +138,17 @@ public final class ApplicationsConfigParser {
   }
 
   private static EngineConfig engine(Node engine) {
-    engine.allowOnly("type", "ttft_ms", "itl_ms", "default_max_tokens", "max_model_len",
-        "max_num_seqs", "kv_cache_blocks");
     String type = engine.string("type", EngineConfig.SIMULATED);
-    if (!type.equals(EngineConfig.SIMULATED)) {
-      throw engine.error("type", "'" + type + "' (expected: simulated)");
+    if (!EngineConfig.TYPES.contains(type)) {
+      throw engine.error("type",
+          "'" + type + "' (expected: one of " + String.join(", ", EngineConfig.TYPES) + ")");
+    }
+    if (type.equals(EngineConfig.OPENAI_PROCESS)) {
+      engine.allowOnly("type", "command", "health_path", "port", "env", "startup_timeout_s",
+          "metrics_path", "default_max_tokens", "max_model_len");
+    } else {
+      engine.allowOnly("type", "ttft_ms", "itl_ms", "default_max_tokens", "max_model_len",
+          "max_num_seqs", "kv_cache_blocks");
     }
     int maxModelLen = engine.integer("max_model_len", 32768, 1);
     int defaultMaxTokens = engine.integer("default_max_tokens", 128, 1);
@@ -149,9 +156,60 @@ public final class ApplicationsConfigParser {
       throw engine.error("default_max_tokens",
           defaultMaxTokens + " (expected: <= max_model_len " + maxModelLen + ")");
     }
-    return new EngineConfig(type, engine.integer("ttft_ms", 20, 0),
+    EngineConfig config = new EngineConfig(type, engine.integer("ttft_ms", 20, 0),
         engine.integer("itl_ms", 5, 0), defaultMaxTokens, maxModelLen,
         engine.integer("max_num_seqs", 256, 1), engine.integer("kv_cache_blocks", 4096, 1));
+    return type.equals(EngineConfig.OPENAI_PROCESS) ? process(engine, config) : config;
+  }
+
+  /** The fields of an {@code openai-process} engine (a server run as a child process). */
+  private static EngineConfig process(Node engine, EngineConfig base) {
+    List<String> command = engine.strings("command", true, "a non-empty list of strings");
+    if (command.isEmpty() || command.get(0).isBlank()) {
+      throw engine.error("command", command + " (expected: a non-empty list of strings, the "
+          + "first one the program)");
+    }
+    for (String arg : command) {
+      if (arg.indexOf('\0') >= 0) {
+        throw engine.error("command", "an argument holds a NUL character (expected: none)");
+      }
+    }
+    int port = engine.integerOrWord("port", "auto", EngineConfig.AUTO_PORT,
+        EngineConfig.AUTO_PORT, 1, 65535);
+    if (port == EngineConfig.AUTO_PORT
+        && command.stream().noneMatch(arg -> arg.contains(EngineConfig.PORT_PLACEHOLDER))) {
+      throw engine.error("command", "no " + EngineConfig.PORT_PLACEHOLDER + " placeholder "
+          + "(expected: one when port is auto, to tell the server its port; or a fixed port)");
+    }
+    Map<String, String> env = engine.stringMap("env");
+    for (Map.Entry<String, String> variable : env.entrySet()) {
+      String name = variable.getKey();
+      if (name.isEmpty() || name.indexOf('=') >= 0 || name.indexOf('\0') >= 0
+          || variable.getValue().indexOf('\0') >= 0) {
+        throw engine.error("env", "'" + name + "' (expected: names without '=', no NUL "
+            + "characters)");
+      }
+    }
+    return new EngineConfig(base.type(), base.ttftMs(), base.itlMs(), base.defaultMaxTokens(),
+        base.maxModelLen(), base.maxNumSeqs(), base.kvCacheBlocks(), command,
+        path(engine, "health_path", EngineConfig.DEFAULT_HEALTH_PATH), port, env,
+        engine.integer("startup_timeout_s", EngineConfig.DEFAULT_STARTUP_TIMEOUT_S, 1),
+        path(engine, "metrics_path", EngineConfig.DEFAULT_METRICS_PATH));
+  }
+
+  /** A path of a URL on the server: starts with '/', and makes a valid URI. */
+  private static String path(Node engine, String name, String defaultValue) {
+    String path = engine.string(name, defaultValue);
+    boolean valid = path.startsWith("/");
+    try {
+      valid = valid && URI.create("http://127.0.0.1" + path).getRawPath() != null;
+    } catch (IllegalArgumentException e) {
+      valid = false;
+    }
+    if (!valid) {
+      throw engine.error(name, "'" + path + "' (expected: a URL path starting with '/')");
+    }
+    return path;
   }
 
   private static DeploymentConfig deployment(Node deployment) {

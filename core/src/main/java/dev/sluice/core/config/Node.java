@@ -98,6 +98,71 @@ final class Node {
     return value.doubleValue();
   }
 
+  /**
+   * An integer in {@code min..max}, or the word {@code keyword} read as {@code keywordValue}
+   * (e.g. {@code port: auto}).
+   */
+  int integerOrWord(String name, String keyword, int keywordValue, int defaultValue, int min,
+      int max) {
+    JsonNode value = field(name);
+    if (value == null) {
+      return defaultValue;
+    }
+    if (value.isTextual() && value.asText().equals(keyword)) {
+      return keywordValue;
+    }
+    if (!value.isIntegralNumber() || !value.canConvertToInt() || value.intValue() < min
+        || value.intValue() > max) {
+      throw error(name, value + " (expected: \"" + keyword + "\" or an integer " + min + ".."
+          + max + ")");
+    }
+    return value.intValue();
+  }
+
+  /**
+   * A list of scalars as strings ({@code [vllm, serve, --tensor-parallel-size, 2]}: the 2 is
+   * read as "2"); {@code what} says what is expected, for the error messages.
+   */
+  List<String> strings(String name, boolean required, String what) {
+    JsonNode value = field(name);
+    if (value == null) {
+      if (required) {
+        throw error(name, "missing (expected: " + what + ")");
+      }
+      return List.of();
+    }
+    if (!value.isArray()) {
+      throw error(name, value + " (expected: " + what + ")");
+    }
+    List<String> items = new ArrayList<>();
+    for (int i = 0; i < value.size(); i++) {
+      items.add(scalar(value.get(i), name + "[" + i + "]"));
+    }
+    return List.copyOf(items);
+  }
+
+  /** An object of scalars as strings ({@code {CUDA_VISIBLE_DEVICES: 0}}: "0"). */
+  Map<String, String> stringMap(String name) {
+    JsonNode value = field(name);
+    if (value == null) {
+      return Map.of();
+    }
+    if (!value.isObject()) {
+      throw error(name, value + " (expected: an object of strings)");
+    }
+    Map<String, String> out = new LinkedHashMap<>();
+    value.properties().forEach(
+        e -> out.put(e.getKey(), scalar(e.getValue(), name + "." + e.getKey())));
+    return out;
+  }
+
+  private String scalar(JsonNode value, String name) {
+    if (!value.isValueNode() || value.isNull() || value.isBinary()) {
+      throw new ConfigException(child(name) + ": " + value + " (expected: a string)");
+    }
+    return value.asText();
+  }
+
   Node object(String name, boolean required) {
     JsonNode value = field(name);
     if (value == null) {

@@ -62,7 +62,15 @@ class ApplicationsConfigParserFuzzTest {
         assertThat(deployment).as("deployment name").isNotBlank().doesNotContain("#");
         assertThat(deployments.add(deployment)).isTrue();
         EngineConfig engine = llm.engine();
-        assertThat(engine.type()).isEqualTo(EngineConfig.SIMULATED);
+        assertThat(engine.type()).isIn(EngineConfig.TYPES);
+        if (engine.type().equals(EngineConfig.OPENAI_PROCESS)) {
+          assertThat(engine.command()).isNotEmpty();
+          assertThat(engine.command().get(0)).isNotBlank();
+          assertThat(engine.port()).isBetween(0, 65535);
+          assertThat(engine.startupTimeoutS()).isPositive();
+          assertThat(engine.healthPath()).startsWith("/");
+          assertThat(engine.metricsPath()).startsWith("/");
+        }
         assertThat(engine.ttftMs()).isNotNegative();
         assertThat(engine.itlMs()).isNotNegative();
         assertThat(engine.maxModelLen()).isPositive();
@@ -142,14 +150,27 @@ class ApplicationsConfigParserFuzzTest {
             "request_router_kwargs", d.requestRouter().kwargs()));
         llms.add(Map.of(
             "model_loading_config", Map.of("model_id", llm.modelId()),
-            "engine_config", Map.of("type", e.type(), "ttft_ms", e.ttftMs(), "itl_ms", e.itlMs(),
-                "default_max_tokens", e.defaultMaxTokens(), "max_model_len", e.maxModelLen(),
-                "max_num_seqs", e.maxNumSeqs(), "kv_cache_blocks", e.kvCacheBlocks()),
+            "engine_config", renderEngine(e),
             "deployment_config", deployment));
       }
       apps.add(Map.of("name", app.name(), "route_prefix", app.routePrefix(),
           "llm_configs", llms));
     }
     return Map.of("applications", apps);
+  }
+
+  private static Map<String, Object> renderEngine(EngineConfig e) {
+    Map<String, Object> engine = new LinkedHashMap<>(Map.of("type", e.type(),
+        "default_max_tokens", e.defaultMaxTokens(), "max_model_len", e.maxModelLen()));
+    if (e.type().equals(EngineConfig.OPENAI_PROCESS)) {
+      engine.putAll(Map.of("command", e.command(), "env", e.env(),
+          "port", e.port() == EngineConfig.AUTO_PORT ? "auto" : e.port(),
+          "health_path", e.healthPath(), "metrics_path", e.metricsPath(),
+          "startup_timeout_s", e.startupTimeoutS()));
+    } else {
+      engine.putAll(Map.of("ttft_ms", e.ttftMs(), "itl_ms", e.itlMs(),
+          "max_num_seqs", e.maxNumSeqs(), "kv_cache_blocks", e.kvCacheBlocks()));
+    }
+    return engine;
   }
 }

@@ -84,7 +84,103 @@ class ApplicationsConfigParserTest {
     assertThatThrownBy(() -> ApplicationsConfigParser.parse(
         DESIGN_EXAMPLE.replace("type: simulated", "type: magic")))
         .hasMessage("applications[0].llm_configs[0].engine_config.type: 'magic' "
-            + "(expected: simulated)");
+            + "(expected: one of simulated, openai-process)");
+  }
+
+  private static final String PROCESS = """
+      applications:
+        - name: llm
+          llm_configs:
+            - model_loading_config: {model_id: Qwen/Qwen3-0.6B}
+              engine_config:
+                type: openai-process
+                command: [vllm, serve, "{model}", --port, "{port}", --tensor-parallel-size, 2]
+                env: {CUDA_VISIBLE_DEVICES: 0, HF_HOME: /data/hf}
+                startup_timeout_s: 900
+      """;
+
+  @Test
+  void openAiProcessTakesACommandAndDefaults() {
+    EngineConfig engine = ApplicationsConfigParser.parse(PROCESS).applications().get(0)
+        .llmConfigs().get(0).engine();
+
+    assertThat(engine.type()).isEqualTo(EngineConfig.OPENAI_PROCESS);
+    assertThat(engine.command()).containsExactly("vllm", "serve", "{model}", "--port", "{port}",
+        "--tensor-parallel-size", "2");
+    assertThat(engine.env()).containsExactlyInAnyOrderEntriesOf(
+        java.util.Map.of("CUDA_VISIBLE_DEVICES", "0", "HF_HOME", "/data/hf"));
+    assertThat(engine.port()).as("auto").isEqualTo(EngineConfig.AUTO_PORT);
+    assertThat(engine.healthPath()).isEqualTo("/health");
+    assertThat(engine.metricsPath()).isEqualTo("/metrics");
+    assertThat(engine.startupTimeoutS()).isEqualTo(900);
+    assertThat(engine.defaultMaxTokens()).isEqualTo(128);
+  }
+
+  @Test
+  void openAiProcessTakesAFixedPortAndPaths() {
+    EngineConfig engine = ApplicationsConfigParser.parse(PROCESS
+        .replace("startup_timeout_s: 900", "port: 8000\n          health_path: /-/healthz\n"
+            + "          metrics_path: /m"))
+        .applications().get(0).llmConfigs().get(0).engine();
+
+    assertThat(engine.port()).isEqualTo(8000);
+    assertThat(engine.healthPath()).isEqualTo("/-/healthz");
+    assertThat(engine.metricsPath()).isEqualTo("/m");
+    assertThat(engine.startupTimeoutS()).isEqualTo(600);
+  }
+
+  @Test
+  void openAiProcessMistakesAreNamed() {
+    String base = "applications[0].llm_configs[0].engine_config.";
+    assertThatThrownBy(() -> ApplicationsConfigParser.parse(PROCESS.replaceAll(
+        " *command: .*\n", "")))
+        .hasMessage(base + "command: missing (expected: a non-empty list of strings)");
+    assertThatThrownBy(() -> ApplicationsConfigParser.parse(PROCESS.replaceAll(
+        "command: .*\n", "command: []\n")))
+        .hasMessageStartingWith(base + "command: [] (expected: a non-empty list of strings");
+    assertThatThrownBy(() -> ApplicationsConfigParser.parse(PROCESS.replaceAll(
+        "command: .*\n", "command: vllm serve\n")))
+        .hasMessage(base + "command: \"vllm serve\" (expected: a non-empty list of strings)");
+    assertThatThrownBy(() -> ApplicationsConfigParser.parse(PROCESS.replaceAll(
+        "command: .*\n", "command: [vllm, [serve]]\n")))
+        .hasMessage(base + "command[1]: [\"serve\"] (expected: a string)");
+    assertThatThrownBy(() -> ApplicationsConfigParser.parse(PROCESS.replace(
+        "\"{port}\"", "8000")))
+        .hasMessageStartingWith(base + "command: no {port} placeholder (expected: one when port"
+            + " is auto");
+    assertThatThrownBy(() -> ApplicationsConfigParser.parse(PROCESS.replace(
+        "startup_timeout_s: 900", "port: 70000")))
+        .hasMessage(base + "port: 70000 (expected: \"auto\" or an integer 1..65535)");
+    assertThatThrownBy(() -> ApplicationsConfigParser.parse(PROCESS.replace(
+        "startup_timeout_s: 900", "port: automatic")))
+        .hasMessage(base + "port: \"automatic\" (expected: \"auto\" or an integer 1..65535)");
+    assertThatThrownBy(() -> ApplicationsConfigParser.parse(PROCESS.replace(
+        "startup_timeout_s: 900", "startup_timeout_s: 0")))
+        .hasMessage(base + "startup_timeout_s: 0 (expected: >= 1)");
+    assertThatThrownBy(() -> ApplicationsConfigParser.parse(PROCESS.replace(
+        "startup_timeout_s: 900", "health_path: health")))
+        .hasMessage(base + "health_path: 'health' (expected: a URL path starting with '/')");
+    assertThatThrownBy(() -> ApplicationsConfigParser.parse(PROCESS.replace(
+        "startup_timeout_s: 900", "metrics_path: /a b")))
+        .hasMessage(base + "metrics_path: '/a b' (expected: a URL path starting with '/')");
+    assertThatThrownBy(() -> ApplicationsConfigParser.parse(PROCESS.replace(
+        "HF_HOME: /data/hf", "HF_HOME: [a]")))
+        .hasMessage(base + "env.HF_HOME: [\"a\"] (expected: a string)");
+    assertThatThrownBy(() -> ApplicationsConfigParser.parse(PROCESS.replace(
+        "HF_HOME: /data/hf", "\"A=B\": x")))
+        .hasMessageStartingWith(base + "env: 'A=B' (expected: names without '='");
+  }
+
+  @Test
+  void engineFieldsOfTheOtherTypeAreUnknown() {
+    assertThatThrownBy(() -> ApplicationsConfigParser.parse(PROCESS.replace(
+        "startup_timeout_s: 900", "ttft_ms: 5")))
+        .hasMessageStartingWith(
+            "applications[0].llm_configs[0].engine_config.ttft_ms: unknown field");
+    assertThatThrownBy(() -> ApplicationsConfigParser.parse(DESIGN_EXAMPLE.replace(
+        "ttft_ms: 20", "command: [x]")))
+        .hasMessageStartingWith(
+            "applications[0].llm_configs[0].engine_config.command: unknown field");
   }
 
   @Test

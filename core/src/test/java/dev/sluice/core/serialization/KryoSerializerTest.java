@@ -9,6 +9,11 @@ import dev.sluice.core.ReplicaId;
 import dev.sluice.core.ReplicaInfo;
 import dev.sluice.core.ReplicaSet;
 import dev.sluice.core.ReplicaState;
+import dev.sluice.core.config.AutoscalingConfig;
+import dev.sluice.core.config.DeploymentConfig;
+import dev.sluice.core.config.EngineConfig;
+import dev.sluice.core.config.LlmConfig;
+import dev.sluice.core.config.RequestRouterConfig;
 import java.util.List;
 import java.util.Map;
 import org.apache.pekko.actor.ExtendedActorSystem;
@@ -51,6 +56,25 @@ class KryoSerializerTest {
     Object back = serializer().fromBinary(serializer().toBinary(set));
 
     assertThat(back).isEqualTo(set);
+  }
+
+  @Test
+  void llmConfigsRoundTripWithEitherEngine() throws Exception {
+    DeploymentConfig deployment = new DeploymentConfig("", 2, 64, 20, 10, 30,
+        new RequestRouterConfig("round-robin", Map.of()), AutoscalingConfig.OFF);
+    EngineConfig process = EngineConfig.openAiProcess(
+            List.of("vllm", "serve", "{model}", "--port", "{port}"), EngineConfig.AUTO_PORT)
+        .withProcess("/health", Map.of("CUDA_VISIBLE_DEVICES", "0", "HF_HOME", "/hf"), 900,
+            "/metrics");
+    EngineConfig oneVariable = process.withProcess("/h", Map.of("A", "1"), 1, "/m");
+    for (EngineConfig engine : List.of(EngineConfig.simulated(20, 5, 128), process,
+        oneVariable)) {
+      LlmConfig llm = new LlmConfig("Qwen/Qwen3-0.6B", engine, deployment);
+
+      Object back = serializer().fromBinary(serializer().toBinary(llm));
+
+      assertThat(back).isEqualTo(llm);
+    }
   }
 
   @Test
