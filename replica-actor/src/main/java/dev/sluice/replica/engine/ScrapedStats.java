@@ -1,0 +1,63 @@
+package dev.sluice.replica.engine;
+
+import dev.sluice.core.metrics.PrometheusText;
+import java.util.List;
+import java.util.OptionalDouble;
+
+/**
+ * {@link EngineStats} from an engine's Prometheus metrics: vLLM's names (v1 and v0), else
+ * SGLang's, else llama.cpp's; what an engine does not export counts as 0.
+ */
+final class ScrapedStats {
+
+  private static final List<String> RUNNING = List.of("vllm:num_requests_running",
+      "sglang:num_running_reqs", "llamacpp:requests_processing");
+  private static final List<String> WAITING = List.of("vllm:num_requests_waiting",
+      "sglang:num_queue_reqs", "llamacpp:requests_deferred");
+  /** Ratios: the largest over label sets (several engines in one server), not their sum. */
+  private static final List<String> KV_CACHE_USAGE = List.of("vllm:kv_cache_usage_perc",
+      "vllm:gpu_cache_usage_perc", "sglang:token_usage", "llamacpp:kv_cache_usage_ratio");
+  private static final List<String> GENERATED = List.of("vllm:generation_tokens_total",
+      "sglang:generation_tokens_total", "llamacpp:tokens_predicted_total");
+  private static final List<String> PREFIX_HIT_RATE = List.of("vllm:gpu_prefix_cache_hit_rate",
+      "sglang:cache_hit_rate");
+
+  static final EngineStats NONE = new EngineStats(0, 0, 0, 0, 0, 0);
+
+  private ScrapedStats() {}
+
+  static EngineStats of(PrometheusText.Scrape scrape) {
+    return new EngineStats(
+        (int) first(scrape, RUNNING, false),
+        (int) first(scrape, WAITING, false),
+        (long) first(scrape, GENERATED, false),
+        0,
+        prefixHitRatio(scrape),
+        clamp(first(scrape, KV_CACHE_USAGE, true)));
+  }
+
+  /** vLLM v1 counts hits and queries (in tokens); v0 and SGLang export a ratio. */
+  private static double prefixHitRatio(PrometheusText.Scrape scrape) {
+    OptionalDouble hits = scrape.sum("vllm:prefix_cache_hits_total");
+    OptionalDouble queries = scrape.sum("vllm:prefix_cache_queries_total");
+    if (hits.isPresent() && queries.isPresent() && queries.getAsDouble() > 0) {
+      return clamp(hits.getAsDouble() / queries.getAsDouble());
+    }
+    return clamp(first(scrape, PREFIX_HIT_RATE, true));
+  }
+
+  /** The first of {@code names} the engine exports: its sum (or max for ratios), else 0. */
+  private static double first(PrometheusText.Scrape scrape, List<String> names, boolean ratio) {
+    for (String name : names) {
+      OptionalDouble value = ratio ? scrape.max(name) : scrape.sum(name);
+      if (value.isPresent() && Double.isFinite(value.getAsDouble())) {
+        return Math.max(0, value.getAsDouble());
+      }
+    }
+    return 0;
+  }
+
+  private static double clamp(double ratio) {
+    return Math.min(1, Math.max(0, ratio));
+  }
+}
