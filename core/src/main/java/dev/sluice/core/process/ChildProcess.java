@@ -202,7 +202,9 @@ public final class ChildProcess {
       } catch (IOException | RuntimeException e) {
         log.debug("[{}] {} closed: {}", prefix, name, e.toString());
       } finally {
-        pid.completeExceptionally(new IOException("the child's output ended before its PID"));
+        if (pidFirst) {
+          pid.completeExceptionally(new IOException("the child's output ended before its PID"));
+        }
         done.complete(null);
       }
     }, "child-" + prefix + "-" + name);

@@ -78,10 +78,12 @@ class ChildProcessTest {
   void pidIsTheCommandsOwnProcess() throws Exception {
     ChildProcess child = start("sleep", "300");
 
+    // The PID is known just before the shell execs the command in the same process.
+    Await.until(DEADLINE, "pid " + child.pid() + " runs sleep", () -> ProcessHandle
+        .of(child.pid()).flatMap(handle -> handle.info().command())
+        .map(command -> Path.of(command).getFileName().toString().equals("sleep"))
+        .orElse(false));
     assertThat(alive(child.pid())).isTrue();
-    assertThat(ProcessHandle.of(child.pid()).orElseThrow().info().command())
-        .hasValueSatisfying(command -> assertThat(Path.of(command).getFileName())
-            .hasToString("sleep"));
   }
 
   @Test
