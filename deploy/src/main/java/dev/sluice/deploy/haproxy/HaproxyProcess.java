@@ -1,9 +1,8 @@
 package dev.sluice.deploy.haproxy;
 
-import java.io.BufferedReader;
+import dev.sluice.core.process.ChildProcess;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.InputStreamReader;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.net.StandardProtocolFamily;
@@ -13,11 +12,12 @@ import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayDeque;
-import java.util.Deque;
+import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -28,35 +28,24 @@ import org.slf4j.LoggerFactory;
  * so a reload drops none. HAProxy's output goes to the node's log (logger {@code
  * sluice.haproxy}).
  *
- * <p>It stops with the node, also when the node is killed: HAProxy runs under a small shell that
- * holds the pipe from this JVM on a spare descriptor; when the pipe closes (on {@link #close()},
- * or because this JVM died) the shell asks HAProxy for a soft stop (SIGUSR1: stop listening,
- * finish the connections in flight, bounded by {@code hard-stop-after}).
+ * <p>It stops with the node, also when the node is killed: HAProxy runs as a {@link
+ * ChildProcess}, under a small shell that holds a pipe from this JVM; when the pipe closes (on
+ * {@link #close()}, or because this JVM died) the shell asks HAProxy's process group for a soft
+ * stop (SIGUSR1: stop listening, finish the connections in flight, bounded by {@code
+ * hard-stop-after}) and kills what is left after {@link #STOP_GRACE}.
  */
 public final class HaproxyProcess implements AutoCloseable {
 
+  /** From the soft stop to SIGKILL, on {@link #close()} and when this JVM dies. */
+  static final Duration STOP_GRACE = Duration.ofSeconds(60);
   private static final Logger log = LoggerFactory.getLogger("sluice.haproxy");
-  // $0 = haproxy, $1 = master socket, $2 = config. Background jobs of a non-interactive shell
-  // read /dev/null, so the pipe is kept on fd 3 for the watcher and closed for HAProxy.
-  private static final String SUPERVISOR = "exec 3<&0\n"
-      + "\"$0\" -W -db -S \"$1\" -f \"$2\" 3<&- </dev/null & hp=$!\n"
-      + "( cat <&3 >/dev/null; kill -USR1 $hp 2>/dev/null ) &\n"
-      + "exec 3<&-\n"
-      + "wait $hp\n";
-  private static final int LOG_TAIL = 20;
 
-  private final HaproxyBinary binary;
-  private final Process process;
+  private final ChildProcess process;
   private final Path masterSocket;
-  private final Deque<String> tail = new ArrayDeque<>();
 
-  private HaproxyProcess(HaproxyBinary binary, Process process, Path masterSocket) {
-    this.binary = binary;
+  private HaproxyProcess(ChildProcess process, Path masterSocket) {
     this.process = process;
     this.masterSocket = masterSocket;
-    Thread pump = new Thread(this::pumpOutput, "haproxy-output");
-    pump.setDaemon(true);
-    pump.start();
   }
 
   /**
@@ -67,9 +56,14 @@ public final class HaproxyProcess implements AutoCloseable {
       int port, Duration deadline) throws IOException, InterruptedException {
     check(binary, config);
     Path socket = dir.resolve("master.sock");
-    Process process = new ProcessBuilder("/bin/sh", "-c", SUPERVISOR, binary.path().toString(),
-        socket.toString(), config.toString()).redirectErrorStream(true).start();
-    HaproxyProcess haproxy = new HaproxyProcess(binary, process, socket);
+    ChildProcess process = ChildProcess.builder(List.of(binary.path().toString(), "-W", "-db",
+            "-S", socket.toString(), "-f", config.toString()))
+        .output(log, "haproxy")
+        .lineLogger(HaproxyProcess::logLine)
+        .stopSignal("USR1")
+        .orphanGrace(STOP_GRACE)
+        .start();
+    HaproxyProcess haproxy = new HaproxyProcess(process, socket);
     try {
       haproxy.awaitListening(host, port, deadline);
     } catch (IOException | RuntimeException | InterruptedException e) {
@@ -162,36 +156,24 @@ public final class HaproxyProcess implements AutoCloseable {
     return process.isAlive();
   }
 
-  /** The process Sluice started (the shell supervising HAProxy's master). */
+  /** HAProxy's master process (its workers are its children). */
   public ProcessHandle handle() {
-    return process.toHandle();
+    return ProcessHandle.of(process.pid()).orElseThrow(() -> new IllegalStateException(
+        "HAProxy's master (pid " + process.pid() + ") has exited"));
   }
 
   /** HAProxy's last lines of output. */
-  public synchronized String lastOutput() {
-    return String.join("\n", tail);
+  public String lastOutput() {
+    return process.lastOutput();
   }
 
-  private void pumpOutput() {
-    try (BufferedReader reader = new BufferedReader(new InputStreamReader(
-        process.getInputStream(), StandardCharsets.UTF_8))) {
-      for (String line = reader.readLine(); line != null; line = reader.readLine()) {
-        // HAProxy marks routine events of a reload ("Proxy ... stopped", "Former worker ...
-        // exited") as warnings; only its alerts are errors here.
-        if (line.contains("[ALERT]")) {
-          log.error("{}", line);
-        } else {
-          log.info("{}", line);
-        }
-        synchronized (this) {
-          tail.addLast(line);
-          if (tail.size() > LOG_TAIL) {
-            tail.removeFirst();
-          }
-        }
-      }
-    } catch (IOException closed) {
-      // the process ended
+  // HAProxy marks routine events of a reload ("Proxy ... stopped", "Former worker ... exited")
+  // as warnings; only its alerts are errors here.
+  private static void logLine(Logger logger, String line) {
+    if (line.contains("[ALERT]")) {
+      logger.error("{}", line);
+    } else {
+      logger.info("{}", line);
     }
   }
 
@@ -204,30 +186,28 @@ public final class HaproxyProcess implements AutoCloseable {
         return;
       } catch (IOException notYet) {
         if (!process.isAlive()) {
-          process.waitFor();
-          throw new IOException("HAProxy exited (" + process.exitValue() + ") before listening "
-              + "on " + host + ":" + port + ": " + lastOutput());
+          throw new IOException("HAProxy exited (" + process.onExit().join() + ") before "
+              + "listening on " + host + ":" + port + ": " + lastOutput());
         }
         if (System.nanoTime() > end) {
           throw new IOException("HAProxy did not listen on " + host + ":" + port + " within "
               + deadline.toSeconds() + " s: " + lastOutput());
         }
-        process.waitFor(50, TimeUnit.MILLISECONDS);
+        TimeUnit.MILLISECONDS.sleep(50);
       }
     }
   }
 
-  /** Soft stop: stop listening, let connections in flight finish (bounded by hard-stop-after). */
+  /**
+   * Soft stop: stop listening, let connections in flight finish (bounded by hard-stop-after);
+   * SIGKILL after {@link #STOP_GRACE}. Returns when HAProxy is gone.
+   */
   @Override
   public void close() throws InterruptedException {
     try {
-      process.getOutputStream().close();
-    } catch (IOException alreadyClosed) {
-      // the shell is gone
-    }
-    if (!process.waitFor(60, TimeUnit.SECONDS)) {
-      process.descendants().forEach(ProcessHandle::destroyForcibly);
-      process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+      process.stop(STOP_GRACE).get(STOP_GRACE.plusSeconds(10).toMillis(), TimeUnit.MILLISECONDS);
+    } catch (ExecutionException | TimeoutException e) {
+      log.warn("HAProxy did not stop within {} s: {}", STOP_GRACE.toSeconds(), e.toString());
     }
   }
 }
