@@ -18,6 +18,6 @@
  * replica id); the last lines are kept for error messages. Its own PID is known (the first line
  * the supervisor's inner shell prints before it execs the command). A note: like every
  * background job of a non-interactive shell, the command starts with SIGINT and SIGQUIT ignored;
- * stopping uses SIGTERM and SIGKILL, which it cannot ignore for good.
+ * stopping does not use them (SIGTERM, then SIGKILL, which cannot be ignored).
  */
 package dev.sluice.core.process;
