@@ -30,15 +30,28 @@ final class ClusterReadiness {
     }
   }
 
+  /** The router can pick a replica of every model that should have one. */
   private static boolean routerPicks(SluiceNode node) {
-    if (node.applications().isEmpty() || node.applications().get().applications().stream()
-        .allMatch(app -> app.llmConfigs().stream()
-            .allMatch(llm -> llm.deployment().numReplicas() == 0))) {
+    if (node.applications().isEmpty()) {
       return true;
     }
+    for (ApplicationConfig app : node.applications().get().applications()) {
+      for (LlmConfig llm : app.llmConfigs()) {
+        if (llm.deployment().numReplicas() > 0 && !routerPicks(node, llm.modelId())) {
+          return false;
+        }
+      }
+    }
+    return true;
+  }
+
+  private static boolean routerPicks(SluiceNode node, String model) {
+    RouteRequest probe = RouteRequest.of("readiness-probe", Optional.empty())
+        .withModel(Optional.of(model));
     try {
       RouteResult result = AskPattern.<LLMRouter.Command, RouteResult>ask(node.router(),
-              replyTo -> new LLMRouter.Route(RouteRequest.of("readiness-probe", Optional.empty()), replyTo), Duration.ofSeconds(1), node.system().scheduler())
+              replyTo -> new LLMRouter.Route(probe, replyTo), Duration.ofSeconds(1),
+              node.system().scheduler())
           .toCompletableFuture().get();
       if (result instanceof RouteResult.Routed routed) {
         // A capacity-queue deployment leased a slot for this probe: give it back.

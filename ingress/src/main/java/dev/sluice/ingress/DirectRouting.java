@@ -94,7 +94,7 @@ final class DirectRouting {
       Executor continuation) {
     String requestId = request.requestId();
     if (result instanceof RouteResult.NotRouted notRouted) {
-      return CompletableFuture.completedFuture(new Refused(Answers.failClosed(notRouted.reason(),
+      return CompletableFuture.completedFuture(new Refused(Answers.notRouted(notRouted.reason(),
           requestId, notRouted.detail())));
     }
     RouteResult.Routed routed = (RouteResult.Routed) result;

@@ -8,8 +8,9 @@ import java.util.Optional;
 import java.util.TreeSet;
 
 /**
- * The models this ingress can route to, as OpenAI's {@code /v1/models} lists them: those of
- * deployments with a replica (a removed deployment's last set is empty).
+ * The models this ingress can route to, as OpenAI's {@code /v1/models} lists them: every model
+ * of every deployment, also one scaled to zero replicas for now (a request for it is answered
+ * {@code no_replicas}, not {@code model_not_found}). Removed deployments are not in the view.
  */
 final class ModelCatalog {
 
@@ -18,16 +19,14 @@ final class ModelCatalog {
   static String list(ReplicaSetView view) {
     TreeSet<String> ids = new TreeSet<>();
     for (ReplicaSet set : view.all()) {
-      if (!set.replicas().isEmpty()) {
-        ids.addAll(set.modelIds());
-      }
+      ids.addAll(set.modelIds());
     }
     return ModelList.json(List.copyOf(ids));
   }
 
   static Optional<String> find(ReplicaSetView view, String id) {
     for (ReplicaSet set : view.all()) {
-      if (!set.replicas().isEmpty() && set.serves(id)) {
+      if (set.serves(id)) {
         return Optional.of(ModelList.model(id));
       }
     }

@@ -166,7 +166,7 @@ final class RelayedPath {
   private HttpResponse failed(Throwable failure, String requestId) {
     if (failure instanceof RoutingException routing) {
       String detail = routing.getMessage();
-      return PekkoAnswers.response(Answers.failClosed(routing.reason(), requestId,
+      return PekkoAnswers.response(Answers.notRouted(routing.reason(), requestId,
           detail.substring(detail.indexOf(':') + 1).trim()));
     }
     if (failure instanceof org.apache.pekko.http.scaladsl.model.EntityStreamSizeException) {

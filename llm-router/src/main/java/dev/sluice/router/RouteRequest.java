@@ -16,16 +16,24 @@ import java.util.Optional;
  *     before); 0 = the router's default
  * @param excluded replica ids not to pick: the ingress asks again without the replica that
  *     refused its connection before any byte was sent
+ * @param model the body's {@code model}, read by the ingress even when the body is not
+ *     forwarded: the deployment serving it is the one routed to
  */
 public record RouteRequest(String requestId, Optional<String> sessionId,
-    Optional<ForwardedBody> body, long budgetMillis, List<String> excluded)
-    implements ClusterMessage {
+    Optional<ForwardedBody> body, long budgetMillis, List<String> excluded,
+    Optional<String> model) implements ClusterMessage {
 
   public RouteRequest {
     Objects.requireNonNull(requestId, "requestId");
     Objects.requireNonNull(sessionId, "sessionId");
     Objects.requireNonNull(body, "body");
     excluded = List.copyOf(excluded);
+    Objects.requireNonNull(model, "model");
+  }
+
+  public RouteRequest(String requestId, Optional<String> sessionId, Optional<ForwardedBody> body,
+      long budgetMillis, List<String> excluded) {
+    this(requestId, sessionId, body, budgetMillis, excluded, Optional.empty());
   }
 
   public RouteRequest(String requestId, Optional<String> sessionId, Optional<ForwardedBody> body,
@@ -42,13 +50,23 @@ public record RouteRequest(String requestId, Optional<String> sessionId,
   }
 
   public RouteRequest withBudget(long millis) {
-    return new RouteRequest(requestId, sessionId, body, millis, excluded);
+    return new RouteRequest(requestId, sessionId, body, millis, excluded, model);
+  }
+
+  /** The same request, routed by {@code model}. */
+  public RouteRequest withModel(Optional<String> model) {
+    return new RouteRequest(requestId, sessionId, body, budgetMillis, excluded, model);
+  }
+
+  /** The model to route by: the one the caller read, else the forwarded body's. */
+  public Optional<String> routingModel() {
+    return model.isPresent() ? model : body.flatMap(b -> b.routingKeys().model());
   }
 
   /** The same request, not to be sent to {@code replicaId} again. */
   public RouteRequest excluding(String replicaId) {
     List<String> more = new java.util.ArrayList<>(excluded);
     more.add(replicaId);
-    return new RouteRequest(requestId, sessionId, body, budgetMillis, more);
+    return new RouteRequest(requestId, sessionId, body, budgetMillis, more, model);
   }
 }

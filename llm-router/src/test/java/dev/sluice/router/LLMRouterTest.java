@@ -121,9 +121,19 @@ class LLMRouterTest {
     }
     assertThat(picked).containsExactlyInAnyOrder("aaaaaaaa", "bbbbbbbb");
 
+    // The model as the ingress sends it with body forwarding off: a field, no body.
+    TestProbe<RouteResult> byField = testKit.createTestProbe();
+    router.tell(new LLMRouter.Route(RouteRequest.of("r", Optional.empty())
+        .withModel(Optional.of("sim")), byField.ref()));
+    assertThat(byField.receiveMessage()).isInstanceOf(RouteResult.Routed.class);
+    router.tell(new LLMRouter.Route(RouteRequest.of("r", Optional.empty())
+        .withModel(Optional.of("other")), byField.ref()));
+    assertThat(byField.receiveMessage()).extracting(r -> ((RouteResult.NotRouted) r).reason())
+        .isEqualTo(ServeReason.MODEL_NOT_FOUND);
+
     RouteResult unknownModel = route(router, Optional.of("other"));
-    assertThat(unknownModel).isEqualTo(new RouteResult.NotRouted(ServeReason.NO_REPLICAS,
-        "no deployment serves model 'other'"));
+    assertThat(unknownModel).isEqualTo(new RouteResult.NotRouted(ServeReason.MODEL_NOT_FOUND,
+        "The model `other` does not exist (served: sim)"));
 
     unused.awaitAssert(Duration.ofSeconds(5), () -> {
       topic.tell(ReplicaSetTopic.publish(set(2, List.of())));
@@ -195,8 +205,7 @@ class LLMRouterTest {
       topic.tell(ReplicaSetTopic.publish(new ReplicaSet(old, 1, "/", List.of("sluice-sim"),
           "round-robin", Map.of(), List.of())));
       assertThat(route(router, Optional.empty())).isEqualTo(new RouteResult.NotRouted(
-          ServeReason.NO_REPLICAS,
-          "several deployments: the request must name its model (enable body forwarding)"));
+          ServeReason.MODEL_REQUIRED, "model: missing (expected: one of sim, sluice-sim)"));
       return null;
     });
 

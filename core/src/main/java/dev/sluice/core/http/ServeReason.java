@@ -2,7 +2,8 @@ package dev.sluice.core.http;
 
 /**
  * Values of the {@code X-Serve-Reason} header: why a request was refused. A closed set so that
- * dashboards and alerts can rely on it.
+ * dashboards and alerts can rely on it. All but the two model reasons are fail-closed 503s; those
+ * two are the client's mistake and answered in the OpenAI error shape (404 and 400).
  */
 public enum ServeReason {
   /** The router gave no answer in time, or no router singleton is running. */
@@ -20,7 +21,11 @@ public enum ServeReason {
   /** The replica is draining and takes no new requests. */
   REPLICA_DRAINING("replica_draining"),
   /** The CapacityQueue had no spare capacity for the request within its routing budget. */
-  CAPACITY_EXHAUSTED("capacity_exhausted");
+  CAPACITY_EXHAUSTED("capacity_exhausted"),
+  /** No deployment serves the model the request names: 404 {@code model_not_found}, not 503. */
+  MODEL_NOT_FOUND("model_not_found"),
+  /** Several deployments and the request names no model: 400 naming {@code model}. */
+  MODEL_REQUIRED("model_required");
 
   private final String value;
 

@@ -34,6 +34,21 @@ public final class Answers {
   }
 
   /**
+   * The router found nothing to route to. The request's own mistakes are answered in the OpenAI
+   * shape: a model no deployment serves is 404 {@code model_not_found}, a missing model where
+   * several are served is 400 naming {@code model}; everything else fails closed (503).
+   */
+  public static Answer notRouted(ServeReason reason, String requestId, String detail) {
+    return switch (reason) {
+      case MODEL_NOT_FOUND -> error(new ApiError(ApiError.Code.MODEL_NOT_FOUND, detail, "model"),
+          requestId).with(SluiceHeaders.SERVE_REASON, reason.value());
+      case MODEL_REQUIRED -> error(ApiError.invalid("model", detail), requestId)
+          .with(SluiceHeaders.SERVE_REASON, reason.value());
+      default -> failClosed(reason, requestId, detail);
+    };
+  }
+
+  /**
    * A chosen replica failed before its answer started: refused the connection (503
    * {@code replica_unreachable}, fail closed: nothing was sent), failed (502) or stayed silent
    * (504).

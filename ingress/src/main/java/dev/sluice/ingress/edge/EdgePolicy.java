@@ -5,6 +5,7 @@ import dev.sluice.core.http.ClusterToken;
 import dev.sluice.core.http.RequestIds;
 import dev.sluice.core.http.SluiceHeaders;
 import dev.sluice.core.openai.ForwardedBody;
+import dev.sluice.core.openai.ModelField;
 import dev.sluice.router.RouteRequest;
 import java.time.Duration;
 import java.util.List;
@@ -77,7 +78,8 @@ public final class EdgePolicy {
   public RouteRequest routeRequest(String requestId, Optional<String> session, byte[] body) {
     Optional<ForwardedBody> forwarded = forwardBody
         ? Optional.of(ForwardedBody.cut(body, forwardBodyLimit)) : Optional.empty();
-    return new RouteRequest(requestId, session, forwarded, routeBudgetMillis);
+    return new RouteRequest(requestId, session, forwarded, routeBudgetMillis, List.of(),
+        ModelField.find(body));
   }
 
   /**

@@ -80,43 +80,62 @@ public final class Deployments {
 
   public Optional<Target> resolve(RouteRequest request) {
     RoutingKeys keys = request.body().map(ForwardedBody::routingKeys).orElse(RoutingKeys.NONE);
-    DeploymentRouting routing = null;
-    if (keys.model().isPresent()) {
-      for (DeploymentRouting candidate : byId.values()) {
-        if (candidate.set().serves(keys.model().get())) {
-          routing = candidate;
-          break;
-        }
-      }
-    } else if (byId.size() == 1) {
-      routing = byId.values().iterator().next();
-    }
+    Optional<String> model = request.model().isPresent() ? request.model() : keys.model();
+    DeploymentRouting routing = model.isPresent() ? serving(model.get())
+        : byId.size() == 1 ? byId.values().iterator().next() : null;
     if (routing == null || routing.error().isPresent()) {
       return Optional.empty();
     }
     return Optional.of(new Target(routing, new PendingRequest(request.requestId(),
-        request.sessionId(), keys.model(), keys.prompt())));
+        request.sessionId(), model, keys.prompt())));
+  }
+
+  private DeploymentRouting serving(String model) {
+    for (DeploymentRouting candidate : byId.values()) {
+      if (candidate.set().serves(model)) {
+        return candidate;
+      }
+    }
+    return null;
   }
 
   /** Why {@link #resolve} found no deployment for the request, in words. */
   public RouteResult unresolved(RouteRequest request) {
-    Optional<String> model = request.body().flatMap(b -> b.routingKeys().model());
+    Optional<String> model = request.routingModel();
     if (model.isPresent()) {
-      for (DeploymentRouting routing : byId.values()) {
-        if (routing.set().serves(model.get()) && routing.error().isPresent()) {
-          return new RouteResult.NotRouted(ServeReason.NO_REPLICAS, routing.error().get());
-        }
+      DeploymentRouting routing = serving(model.get());
+      if (routing != null && routing.error().isPresent()) {
+        return new RouteResult.NotRouted(ServeReason.NO_REPLICAS, routing.error().get());
       }
-      return new RouteResult.NotRouted(ServeReason.NO_REPLICAS,
-          "no deployment serves model '" + model.get() + "'");
+      return new RouteResult.NotRouted(ServeReason.MODEL_NOT_FOUND, "The model `"
+          + abbreviate(model.get()) + "` does not exist (served: " + servedModels() + ")");
     }
     if (byId.size() == 1) {
       return new RouteResult.NotRouted(ServeReason.NO_REPLICAS,
           byId.values().iterator().next().error().orElse(""));
     }
-    return new RouteResult.NotRouted(ServeReason.NO_REPLICAS, byId.isEmpty()
-        ? "no deployments known to the router yet"
-        : "several deployments: the request must name its model (enable body forwarding)");
+    return byId.isEmpty()
+        ? new RouteResult.NotRouted(ServeReason.NO_REPLICAS,
+            "no deployments known to the router yet")
+        : new RouteResult.NotRouted(ServeReason.MODEL_REQUIRED,
+            "model: missing (expected: one of " + servedModels() + ")");
+  }
+
+  private String servedModels() {
+    java.util.TreeSet<String> models = new java.util.TreeSet<>();
+    byId.values().forEach(routing -> models.addAll(routing.set().modelIds()));
+    return models.isEmpty() ? "none" : String.join(", ", models);
+  }
+
+  /**
+   * A client's model name as an answer quotes it (also in a header): at most 60 characters,
+   * anything but printable ASCII as {@code ?}.
+   */
+  private static String abbreviate(String text) {
+    String cut = text.length() <= 60 ? text : text.substring(0, 57) + "...";
+    return cut.chars().map(c -> c >= 0x20 && c < 0x7f ? c : '?')
+        .collect(StringBuilder::new, StringBuilder::appendCodePoint, StringBuilder::append)
+        .toString();
   }
 
   /**
