@@ -204,7 +204,7 @@ final class Exchange {
 
   /**
    * The replica's head as the client gets it: its own connection fields dropped, the router's
-   * pick and the request id added. Every value here passed the strict response parser or is
+   * pick, the request id and (when the upstream gave none) who served it added. Every value here passed the strict response parser or is
    * ours (made safe).
    */
   private byte[] clientHead(HttpHead head, boolean close) {
@@ -217,8 +217,12 @@ final class Exchange {
         text.append(field.name()).append(": ").append(field.value()).append("\r\n");
       }
     }
-    text.append(SluiceHeaders.REPLICA).append(": ").append(Answer.safeValue(target.replicaId()))
-        .append("\r\n");
+    String replica = Answer.safeValue(target.replicaId());
+    text.append(SluiceHeaders.REPLICA).append(": ").append(replica).append("\r\n");
+    if (head.header(SluiceHeaders.SERVED_BY) == null) {
+      // An external engine reached directly does not name itself; the replica it belongs to does.
+      text.append(SluiceHeaders.SERVED_BY).append(": ").append(replica).append("\r\n");
+    }
     text.append(SluiceHeaders.REQUEST_ID).append(": ").append(request.requestId()).append("\r\n");
     if (close) {
       text.append("connection: close\r\n");
