@@ -11,6 +11,9 @@ import java.util.Objects;
  * @param host the host the replica's HTTP endpoint is reachable on
  * @param port the port of the replica's HTTP endpoint
  * @param actor the replica actor's serialized ref (for the relayed path), or empty
+ * @param dataPort where an ingress sends completions on {@code host}: the port of an external
+ *     engine the replica supervises ({@code openai-process}), so that tokens flow from the
+ *     engine to the ingress without a hop through the replica; 0 = the endpoint's {@code port}
  */
 public record ReplicaInfo(
     ReplicaId id,
@@ -20,11 +23,17 @@ public record ReplicaInfo(
     int maxOngoingRequests,
     ReplicaState state,
     List<String> modelIds,
-    String actor) {
+    String actor,
+    int dataPort) {
 
   public ReplicaInfo(ReplicaId id, String nodeAddress, String host, int port,
       int maxOngoingRequests, ReplicaState state, List<String> modelIds) {
     this(id, nodeAddress, host, port, maxOngoingRequests, state, modelIds, "");
+  }
+
+  public ReplicaInfo(ReplicaId id, String nodeAddress, String host, int port,
+      int maxOngoingRequests, ReplicaState state, List<String> modelIds, String actor) {
+    this(id, nodeAddress, host, port, maxOngoingRequests, state, modelIds, actor, 0);
   }
 
   public ReplicaInfo {
@@ -37,6 +46,9 @@ public record ReplicaInfo(
     if (port < 0 || port > 65535) {
       throw new IllegalArgumentException("port: " + port + " (expected: 0..65535)");
     }
+    if (dataPort < 0 || dataPort > 65535) {
+      throw new IllegalArgumentException("dataPort: " + dataPort + " (expected: 0..65535)");
+    }
     if (maxOngoingRequests < 1) {
       throw new IllegalArgumentException(
           "max_ongoing_requests: " + maxOngoingRequests + " (expected: >= 1)");
@@ -45,7 +57,12 @@ public record ReplicaInfo(
 
   public ReplicaInfo withState(ReplicaState newState) {
     return new ReplicaInfo(id, nodeAddress, host, port, maxOngoingRequests, newState, modelIds,
-        actor);
+        actor, dataPort);
+  }
+
+  /** The port completions go to: an external engine's, else the replica endpoint's. */
+  public int completionPort() {
+    return dataPort > 0 ? dataPort : port;
   }
 
   /** {@code host:port} of the replica's endpoint. */

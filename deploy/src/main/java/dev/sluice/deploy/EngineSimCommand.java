@@ -59,10 +59,13 @@ final class EngineSimCommand implements Callable<Integer> {
           + "--max-ongoing-requests, --max-num-seqs, --kv-cache-blocks: >= 1");
     }
     ActorSystem<Void> system = ActorSystem.create(Behaviors.empty(), "sluice-engine-sim",
-        ConfigFactory.parseString("pekko.actor.provider = local").withFallback(
-            ConfigFactory.load()));
+        // A plain server, not a cluster node: no cluster extensions (Distributed Data needs one).
+        ConfigFactory.parseString("pekko.actor.provider = local\npekko.extensions = []")
+            .withFallback(ConfigFactory.load()));
+    // No replica id: like vLLM, the server does not name itself in x-sluice-served-by (a replica
+    // running it as its engine is named by the ingress).
     var handler = new ReplicaHttpHandler(system, new ReplicaEndpointSettings(
-        "standalone#" + model + "#enginesim", model, maxOngoing, maxTokens, 1 << 20, 8 << 20,
+        "", model, maxOngoing, maxTokens, 1 << 20, 8 << 20,
         Duration.ofSeconds(10), Duration.ofSeconds(10), Duration.ofSeconds(10)),
         new SimulatedEngine(new EngineConfig(EngineConfig.SIMULATED, ttftMs, itlMs, maxTokens,
             1 << 20, maxNumSeqs, kvCacheBlocks)));

@@ -73,7 +73,8 @@ final class SpliceRouting implements SpliceDispatcher {
             return new Decision.Respond(refused.answer());
           }
           DirectRouting.Chosen chosen = (DirectRouting.Chosen) outcome;
-          return new Decision.Forward(chosen.replica().host(), chosen.replica().port(),
+          return new Decision.Forward(chosen.replica().host(),
+              chosen.replica().completionPort(),
               chosen.replica().id().toString(), edge.upstreamHeaders(), chosen.lease());
         });
   }

@@ -36,7 +36,8 @@ import org.apache.pekko.http.javadsl.ServerBinding;
  */
 public final class ReplicaActor extends AbstractBehavior<ReplicaActor.Command> {
 
-  public sealed interface Command permits Drain, CheckHealth, EngineStarted, EngineFailed, Bound,
+  public sealed interface Command permits Drain, CheckHealth, EngineStarted, EngineFailed,
+      EngineExited, Bound,
       BindFailed, DrainTick, LoadTick {}
 
   /**
@@ -58,6 +59,9 @@ public final class ReplicaActor extends AbstractBehavior<ReplicaActor.Command> {
 
   private record EngineFailed(Throwable cause) implements Command, Internal {}
 
+  /** The engine's process ended ({@code -1}: how is unknown). */
+  private record EngineExited(int code) implements Command, Internal {}
+
   private record Bound(ServerBinding binding) implements Command, Internal {}
 
   private record BindFailed(Throwable cause) implements Command, Internal {}
@@ -67,6 +71,8 @@ public final class ReplicaActor extends AbstractBehavior<ReplicaActor.Command> {
   private enum LoadTick implements Command, Internal { INSTANCE }
 
   private static final Duration DRAIN_CHECK = Duration.ofMillis(100);
+  /** How long a draining replica with an external engine waits before trusting a zero count. */
+  private static final Duration EXTERNAL_DRAIN_SETTLE = Duration.ofSeconds(2);
   private static final io.prometheus.metrics.core.metrics.Counter DRAIN_CUTS =
       SluiceMetrics.global().counter("replica_drain_cut_streams_total", "Requests still open "
           + "when a draining replica reached its graceful shutdown timeout, cut", "deployment");
@@ -84,6 +90,7 @@ public final class ReplicaActor extends AbstractBehavior<ReplicaActor.Command> {
   private ServerBinding binding;
   private ActorRef<dev.sluice.core.relay.Generate> relay;
   private long drainDeadlineNanos;
+  private long drainStartNanos;
 
   private ReplicaActor(ActorContext<Command> context, TimerScheduler<Command> timers,
       ReplicaSpec spec, ReplicaNodeSettings settings, ActorRef<ReplicaStatusUpdate> listener,
@@ -100,10 +107,13 @@ public final class ReplicaActor extends AbstractBehavior<ReplicaActor.Command> {
         settings.advertiseHost(), 0, llm.deployment().maxOngoingRequests(),
         ReplicaState.STARTING, List.of(llm.modelId()));
     this.metrics = new ReplicaMetrics(spec.id());
-    this.engine = new MeteredEngine(Engines.create(llm.engine()), metrics::ttft);
+    this.engine = new MeteredEngine(Engines.create(llm, spec.id().toString(),
+        settings.bindHost()), metrics::ttft);
     report("");
     context.pipeToSelf(engine.start(), (done, failure) ->
         failure == null ? EngineStarted.INSTANCE : new EngineFailed(failure));
+    context.pipeToSelf(engine.exited(), (code, failure) -> new EngineExited(
+        failure == null ? code : -1));
   }
 
   /**
@@ -121,6 +131,7 @@ public final class ReplicaActor extends AbstractBehavior<ReplicaActor.Command> {
     return newReceiveBuilder()
         .onMessage(EngineStarted.class, m -> onEngineStarted())
         .onMessage(EngineFailed.class, this::onEngineFailed)
+        .onMessage(EngineExited.class, this::onEngineExited)
         .onMessage(Bound.class, this::onBound)
         .onMessage(BindFailed.class, this::onBindFailed)
         .onMessage(Drain.class, this::onDrain)
@@ -152,6 +163,25 @@ public final class ReplicaActor extends AbstractBehavior<ReplicaActor.Command> {
     return Behaviors.stopped();
   }
 
+  /**
+   * The engine's server ended on its own: the replica cannot serve any more, so it says so at
+   * once (UNHEALTHY, replaced with backoff by the controller) rather than at the next health
+   * check. A start that fails ends it too; then {@link EngineFailed} has said it already.
+   */
+  private Behavior<Command> onEngineExited(EngineExited exited) {
+    if (info.state() == ReplicaState.STARTING) {
+      return this; // the start fails too, with the server's last output: EngineFailed says it
+    }
+    if (info.state() == ReplicaState.UNHEALTHY) {
+      return Behaviors.stopped();
+    }
+    getContext().getLog().warn("Replica {}: engine exited with code {}", spec.id(),
+        exited.code());
+    info = info.withState(ReplicaState.UNHEALTHY);
+    report("engine exited with code " + exited.code());
+    return Behaviors.stopped();
+  }
+
   private Behavior<Command> onBound(Bound bound) {
     binding = bound.binding();
     if (info.state() == ReplicaState.DRAINING) {
@@ -160,7 +190,8 @@ public final class ReplicaActor extends AbstractBehavior<ReplicaActor.Command> {
     int port = binding.localAddress().getPort();
     info = new ReplicaInfo(info.id(), info.nodeAddress(), info.host(), port,
         info.maxOngoingRequests(), ReplicaState.RUNNING, info.modelIds(),
-        ActorRefResolver.get(getContext().getSystem()).toSerializationFormat(relay));
+        ActorRefResolver.get(getContext().getSystem()).toSerializationFormat(relay),
+        engine.dataPort());
     getContext().getLog().info("Replica {} RUNNING, endpoint http://{}:{}", spec.id(),
         info.host(), port);
     report("");
@@ -172,7 +203,10 @@ public final class ReplicaActor extends AbstractBehavior<ReplicaActor.Command> {
   private Behavior<Command> onLoadTick() {
     var stats = engine.stats();
     metrics.update(handler.slots().ongoing(), handler.slots().limit(), stats);
-    ReplicaLoad load = new ReplicaLoad(spec.id(), handler.slots().ongoing(), stats.waiting(),
+    // An external engine reached directly holds requests the replica's slots never see: its own
+    // running count says how many.
+    int ongoing = Math.max(handler.slots().ongoing(), stats.running());
+    ReplicaLoad load = new ReplicaLoad(spec.id(), ongoing, stats.waiting(),
         handler.slots().limit(), stats.prefixCacheHitRatio(), stats.kvCacheUsage());
     if (loadReports.due(load, handler.slots().admitted(), System.nanoTime())) {
       loads.tell(Topic.publish(load));
@@ -196,12 +230,24 @@ public final class ReplicaActor extends AbstractBehavior<ReplicaActor.Command> {
     if (handler != null) {
       handler.startDraining();
     }
-    drainDeadlineNanos = System.nanoTime() + (long) (drain.graceSeconds() * 1e9);
+    drainStartNanos = System.nanoTime();
+    drainDeadlineNanos = drainStartNanos + (long) (drain.graceSeconds() * 1e9);
     return onDrainTick();
   }
 
   private Behavior<Command> onDrainTick() {
     int ongoing = handler == null ? 0 : handler.slots().ongoing();
+    if (engine.dataPort() > 0) {
+      // Ingresses reach an external engine directly: its own counts say what is open, read
+      // fresh (a scrape a second) once every router and ingress has dropped this replica.
+      var stats = engine.stats();
+      ongoing = Math.max(ongoing, stats.running() + stats.waiting());
+      if (ongoing == 0 && System.nanoTime() < drainStartNanos + EXTERNAL_DRAIN_SETTLE.toNanos()
+          && System.nanoTime() < drainDeadlineNanos) {
+        timers.startSingleTimer(DrainTick.INSTANCE, DRAIN_CHECK);
+        return this;
+      }
+    }
     if (ongoing == 0 || System.nanoTime() >= drainDeadlineNanos) {
       if (binding == null && handler != null) {
         return this; // still binding: Bound will come back here

@@ -42,6 +42,8 @@ public record EngineConfig(
   public static final String PORT_PLACEHOLDER = "{port}";
   /** In {@link #command}'s arguments: replaced by the model id. */
   public static final String MODEL_PLACEHOLDER = "{model}";
+  /** In an {@code openai-process} command: the interface the replica's endpoints bind to. */
+  public static final String HOST_PLACEHOLDER = "{host}";
 
   /** {@link #port} meaning "pick a free loopback port at each start" ({@code port: auto}). */
   public static final int AUTO_PORT = 0;

@@ -30,4 +30,21 @@ public interface Engine {
 
   /** Stops the engine; idempotent. */
   CompletionStage<Done> stop();
+
+  /**
+   * The port of the server this engine runs on the replica's host, where an ingress sends
+   * completions straight to it ({@code openai-process}); 0 = none, completions go to the
+   * replica's own endpoint.
+   */
+  default int dataPort() {
+    return 0;
+  }
+
+  /**
+   * Completes with the exit code when the engine's process ends, whatever the reason; never for
+   * an engine inside this JVM.
+   */
+  default CompletionStage<Integer> exited() {
+    return new java.util.concurrent.CompletableFuture<>();
+  }
 }

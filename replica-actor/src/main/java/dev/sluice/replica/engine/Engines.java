@@ -16,13 +16,18 @@ public final class Engines {
    * {@code graceful_shutdown_timeout_s} between SIGTERM and SIGKILL when it stops).
    */
   public static Engine create(LlmConfig llm, String name) {
+    return create(llm, name, "127.0.0.1");
+  }
+
+  /** As {@link #create(LlmConfig, String)}, an external server binding to {@code host}. */
+  public static Engine create(LlmConfig llm, String name, String host) {
     Objects.requireNonNull(llm, "llm");
     Objects.requireNonNull(name, "name");
     EngineConfig config = llm.engine();
     if (config.type().equals(EngineConfig.OPENAI_PROCESS)) {
       double graceSeconds = llm.deployment().gracefulShutdownTimeoutS();
       return new OpenAiProcessEngine(config, llm.modelId(), name,
-          Duration.ofMillis(Math.round(graceSeconds * 1000)));
+          Duration.ofMillis(Math.round(graceSeconds * 1000)), host);
     }
     return create(config);
   }

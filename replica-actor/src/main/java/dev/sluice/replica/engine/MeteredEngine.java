@@ -60,4 +60,14 @@ public final class MeteredEngine implements Engine {
   public CompletionStage<Done> stop() {
     return delegate.stop();
   }
+
+  @Override
+  public int dataPort() {
+    return delegate.dataPort();
+  }
+
+  @Override
+  public CompletionStage<Integer> exited() {
+    return delegate.exited();
+  }
 }

@@ -56,6 +56,7 @@ public final class OpenAiProcessEngine implements Engine {
    * of a deployment's {@code graceful_shutdown_timeout_s}.
    */
   public static final Duration DEFAULT_STOP_GRACE = Duration.ofSeconds(20);
+  private static final String LOOPBACK = "127.0.0.1";
   /** How old {@link #stats()} may be before a new scrape of the metrics path is started. */
   static final Duration SCRAPE_INTERVAL = Duration.ofSeconds(1);
   private static final Duration PROBE_INTERVAL = Duration.ofMillis(250);
@@ -76,6 +77,7 @@ public final class OpenAiProcessEngine implements Engine {
   private static final Executor PROBE_DELAY =
       CompletableFuture.delayedExecutor(PROBE_INTERVAL.toMillis(), TimeUnit.MILLISECONDS);
 
+  private final String host;
   private final EngineConfig config;
   private final String modelId;
   private final String name;
@@ -104,6 +106,17 @@ public final class OpenAiProcessEngine implements Engine {
    */
   public OpenAiProcessEngine(EngineConfig config, String modelId, String name,
       Duration stopGrace) {
+    this(config, modelId, name, stopGrace, LOOPBACK);
+  }
+
+  /**
+   * @param host fills the {@code {host}} placeholder: the interface the replica's endpoint binds
+   *     to, where ingresses on other nodes reach the server; health and metrics are read there
+   *     (on loopback for a wildcard address)
+   */
+  public OpenAiProcessEngine(EngineConfig config, String modelId, String name,
+      Duration stopGrace, String host) {
+    this.host = Objects.requireNonNull(host, "host");
     this.config = Objects.requireNonNull(config, "config");
     this.modelId = Objects.requireNonNull(modelId, "modelId");
     this.name = Objects.requireNonNull(name, "name");
@@ -116,7 +129,9 @@ public final class OpenAiProcessEngine implements Engine {
       throw new IllegalArgumentException("stopGrace: " + stopGrace + " (expected: >= 0)");
     }
     this.port = config.port() == EngineConfig.AUTO_PORT ? freeLoopbackPort() : config.port();
-    String base = "http://127.0.0.1:" + port;
+    String checked = host.equals("0.0.0.0") || host.equals("::") || host.isEmpty() ? LOOPBACK
+        : host.contains(":") ? "[" + host + "]" : host;
+    String base = "http://" + checked + ":" + port;
     this.health = URI.create(base + config.healthPath());
     this.metrics = URI.create(base + config.metricsPath());
     this.completions = new CompletionsClient(HTTP, URI.create(base + "/v1/completions"), modelId);
@@ -127,11 +142,18 @@ public final class OpenAiProcessEngine implements Engine {
     return port;
   }
 
+  /** Completions go straight to the server's port (the ingress's data path). */
+  @Override
+  public int dataPort() {
+    return port;
+  }
+
   /** The command line as launched: placeholders filled in. */
   public List<String> command() {
     return config.command().stream()
         .map(arg -> arg.replace(EngineConfig.PORT_PLACEHOLDER, Integer.toString(port))
-            .replace(EngineConfig.MODEL_PLACEHOLDER, modelId))
+            .replace(EngineConfig.MODEL_PLACEHOLDER, modelId)
+            .replace(EngineConfig.HOST_PLACEHOLDER, host))
         .toList();
   }
 
@@ -229,6 +251,7 @@ public final class OpenAiProcessEngine implements Engine {
    * the signal's number if a signal ended it, e.g. 143 for SIGTERM). Never completes if it was
    * never launched.
    */
+  @Override
   public CompletionStage<Integer> exited() {
     return exited.minimalCompletionStage();
   }

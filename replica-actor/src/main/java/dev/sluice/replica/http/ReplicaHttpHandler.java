@@ -51,6 +51,11 @@ public final class ReplicaHttpHandler
    * report itself unhealthy, or its health check hang, or heals it (tests of health checking).
    */
   public static final String SIM_FAULT = "/-/sim/fault";
+  /**
+   * The engine's statistics under vLLM's metric names, as a vLLM server serves them: what a
+   * replica running {@code sluice engine-sim} as an {@code openai-process} engine scrapes.
+   */
+  public static final String ENGINE_METRICS = "/metrics";
 
   private final ReplicaEndpointSettings settings;
   private final Engine engine;
@@ -62,7 +67,8 @@ public final class ReplicaHttpHandler
   private final Materializer materializer;
   private final ActorSystem<?> system;
   private final ExecutionContextExecutor executor;
-  private final RawHeader servedBy;
+  /** {@code x-sluice-served-by}, unless the endpoint has no replica id (engine-sim). */
+  private final List<HttpHeader> servedBy;
   private final ReplicaCounters counters = new ReplicaCounters();
   private final ClusterToken clusterToken;
   private volatile boolean draining;
@@ -77,7 +83,8 @@ public final class ReplicaHttpHandler
         settings.modelId(), settings.defaultMaxTokens(), settings.maxModelLen());
     this.materializer = Materializer.matFromSystem(system);
     this.executor = system.executionContext();
-    this.servedBy = RawHeader.create(SluiceHeaders.SERVED_BY, settings.replicaId());
+    this.servedBy = settings.replicaId().isEmpty() ? List.of()
+        : List.of(RawHeader.create(SluiceHeaders.SERVED_BY, settings.replicaId()));
     this.clusterToken = ClusterToken.of(system);
     this.relay = new RelayHandler(settings.replicaId(), engine, slots, reservations, parser,
         materializer, executor, () -> draining);
@@ -122,7 +129,8 @@ public final class ReplicaHttpHandler
     String path = request.getUri().path();
     boolean post = request.method().equals(HttpMethods.POST);
     boolean get = request.method().equals(HttpMethods.GET);
-    boolean probe = get && (path.equals("/-/healthz") || path.equals("/-/stats"));
+    boolean probe = get && (path.equals("/-/healthz") || path.equals("/-/stats")
+        || path.equals(ENGINE_METRICS));
     if (!probe) {
       counters.requests.increment();
     }
@@ -161,11 +169,17 @@ public final class ReplicaHttpHandler
     if (post && path.equals(SIM_FAULT)) {
       return done(injectFault(request.getUri().query().get("mode").orElse("")));
     }
+    if (get && path.equals(ENGINE_METRICS)) {
+      return done(HttpResponse.create().withStatus(200).withEntity(HttpEntities.create(
+          ContentTypes.TEXT_PLAIN_UTF8, EngineMetricsText.render(settings.modelId(),
+              engine.stats()))));
+    }
     if (get && path.equals("/-/stats")) {
       return done(json(200, stats()));
     }
     boolean known = path.equals("/v1/chat/completions") || path.equals("/v1/completions")
         || path.equals("/v1/models") || path.equals("/-/healthz") || path.equals("/-/stats")
+        || path.equals(ENGINE_METRICS)
         || path.startsWith(RESERVATIONS) || path.equals(SIM_FAULT);
     return done(error(known
         ? new ApiError(ApiError.Code.METHOD_NOT_ALLOWED,
@@ -225,7 +239,7 @@ public final class ReplicaHttpHandler
     counters.streams.increment();
     return done(HttpResponse.create()
         .withStatus(200)
-        .addHeader(servedBy)
+        .addHeaders(servedBy)
         .addHeader(RawHeader.create("Cache-Control", "no-cache"))
         .withEntity(
             HttpEntities.createChunked(MediaTypes.TEXT_EVENT_STREAM.toContentType(), body)));
@@ -239,7 +253,7 @@ public final class ReplicaHttpHandler
     return answer(request, requestId, frames).whole(id, created, materializer)
         .thenApplyAsync(body -> {
           slot.release();
-          return json(200, body).addHeader(servedBy);
+          return json(200, body).addHeaders(servedBy);
         }, executor);
   }
 
@@ -311,7 +325,7 @@ public final class ReplicaHttpHandler
   }
 
   private HttpResponse error(ApiError error) {
-    return json(error.status(), error.toJson()).addHeader(servedBy);
+    return json(error.status(), error.toJson()).addHeaders(servedBy);
   }
 
   private static ApiError unwrap(Throwable failure) {

@@ -1,0 +1,232 @@
+package dev.sluice.deploy;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.typesafe.config.ConfigFactory;
+import dev.sluice.core.ReplicaInfo;
+import dev.sluice.core.ReplicaSet;
+import dev.sluice.core.testing.Await;
+import java.net.URI;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.TestMethodOrder;
+
+/**
+ * A replica whose engine is {@code sluice engine-sim} run as a real child process
+ * ({@code openai-process}): completions through the ingress go straight to the engine's port,
+ * load reports follow the engine's vLLM-format metrics, a crash is replaced, a drain stops the
+ * child, and a node killed with {@code kill -9} leaves no child behind.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class OpenAiProcessIT {
+
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  private SluiceNode node;
+  private int ingress;
+  private int api;
+
+  /** An app whose one replica runs the simulated engine as a separate server process. */
+  static String app(int replicas, int itlMs) {
+    String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+    List<String> command = List.of(java, "-Xmx128m", "-XX:+UseSerialGC",
+        "-XX:TieredStopAtLevel=1", "-cp", System.getProperty("java.class.path"),
+        SluiceCli.class.getName(), "engine-sim", "--host", "{host}", "--port", "{port}",
+        "--model", "{model}", "--ttft-ms", "0", "--itl-ms", String.valueOf(itlMs),
+        "--max-tokens", "8");
+    StringBuilder yaml = new StringBuilder("""
+        applications:
+          - name: llm
+            llm_configs:
+              - model_loading_config: {model_id: ext}
+                engine_config:
+                  type: openai-process
+                  port: auto
+                  health_path: /-/healthz
+                  metrics_path: /metrics
+                  startup_timeout_s: 60
+                  command:
+        """);
+    command.forEach(arg -> yaml.append("              - '").append(arg).append("'\n"));
+    yaml.append("""
+                deployment_config:
+                  num_replicas: %d
+                  graceful_shutdown_timeout_s: 3
+                  health_check_period_s: 1
+        """.formatted(replicas));
+    return yaml.toString();
+  }
+
+  @BeforeAll
+  void start() throws Exception {
+    node = TestNodes.local(app(1, 100), ConfigFactory.empty());
+    ingress = node.ingressPort().orElseThrow();
+    api = node.apiPort().orElseThrow();
+  }
+
+  @AfterAll
+  void stop() {
+    if (node != null) {
+      node.close();
+    }
+  }
+
+  private ReplicaInfo theReplica() {
+    ReplicaSet set = node.ingressView().all().iterator().next();
+    assertThat(set.replicas()).hasSize(1);
+    return set.replicas().get(0);
+  }
+
+  /** The engine processes this JVM runs (children of their supervising shells). */
+  private static List<ProcessHandle> engines(ProcessHandle parent) {
+    return parent.descendants().filter(p -> {
+      // ProcessHandle.Info drops long command lines: read the kernel's copy (Linux).
+      try {
+        List<String> args = List.of(java.nio.file.Files.readString(
+            Path.of("/proc", String.valueOf(p.pid()), "cmdline")).split("\0"));
+        return args.contains("engine-sim") && !args.get(0).endsWith("sh");
+      } catch (java.io.IOException | RuntimeException gone) {
+        return false;
+      }
+    }).toList();
+  }
+
+  private static boolean running(NodeProcess node) {
+    try {
+      return node.output().contains("RUNNING, endpoint");
+    } catch (java.io.IOException e) {
+      return false;
+    }
+  }
+
+  private static String chat(boolean stream) {
+    return "{\"model\":\"ext\",\"stream\":" + stream
+        + ",\"messages\":[{\"role\":\"user\",\"content\":\"hello\"}]}";
+  }
+
+  @Test
+  @Order(1)
+  void completionsGoStraightToTheEngineStreamedAndWhole() throws Exception {
+    ReplicaInfo replica = theReplica();
+    assertThat(replica.dataPort()).as("the engine's own port").isPositive()
+        .isNotEqualTo(replica.port());
+    assertThat(engines(ProcessHandle.current())).hasSize(1);
+    long streamsBefore = engineStreams(replica.dataPort());
+
+    HttpResponse<String> streamed = TestNodes.post(ingress, "/v1/chat/completions", chat(true));
+    assertThat(streamed.statusCode()).as(streamed.body()).isEqualTo(200);
+    assertThat(streamed.body()).contains("data: [DONE]").contains("\"finish_reason\"");
+    assertThat(streamed.headers().firstValue("x-sluice-served-by"))
+        .hasValue(replica.id().toString());
+    HttpResponse<String> whole = TestNodes.post(ingress, "/v1/chat/completions", chat(false));
+    assertThat(whole.statusCode()).as(whole.body()).isEqualTo(200);
+    assertThat(JSON.readTree(whole.body()).path("model").asText()).isEqualTo("ext");
+    assertThat(whole.headers().firstValue("x-sluice-served-by"))
+        .hasValue(replica.id().toString());
+    assertThat(engineStreams(replica.dataPort())).as("the engine served the stream")
+        .isEqualTo(streamsBefore + 1);
+  }
+
+  private static long engineStreams(int port) throws Exception {
+    return JSON.readTree(TestNodes.get(port, "/-/stats").body()).path("streams").asLong();
+  }
+
+  @Test
+  @Order(2)
+  void loadReportsFollowTheEnginesMetrics() throws Exception {
+    ReplicaInfo replica = theReplica();
+    // Streams sent to the engine itself: neither the router nor the replica sees them; only the
+    // engine's vllm:num_requests_running does.
+    List<CompletableFuture<HttpResponse<String>>> open = new ArrayList<>();
+    for (int i = 0; i < 3; i++) {
+      open.add(TestNodes.HTTP.sendAsync(HttpRequest.newBuilder(URI.create("http://127.0.0.1:"
+              + replica.dataPort() + "/v1/completions"))
+          .POST(HttpRequest.BodyPublishers.ofString("{\"model\":\"ext\",\"prompt\":\"p" + i
+              + "\",\"max_tokens\":60,\"stream\":true}"))
+          .header("content-type", "application/json").build(),
+          HttpResponse.BodyHandlers.ofString()));
+    }
+    Await.untilOk(Duration.ofSeconds(10), "the replica reports the engine's 3 running", () ->
+        ongoing() == 3);
+    for (CompletableFuture<HttpResponse<String>> each : open) {
+      assertThat(each.get().statusCode()).isEqualTo(200);
+    }
+    Await.untilOk(Duration.ofSeconds(10), "and then 0", () -> ongoing() == 0);
+  }
+
+  private int ongoing() throws Exception {
+    JsonNode deployment = TestNodes.deployment(node, "llm", "ext");
+    return deployment.path("replicas").get(0).path("ongoing").asInt(-1);
+  }
+
+  @Test
+  @Order(3)
+  void aCrashedEngineIsReplaced() throws Exception {
+    String before = theReplica().id().toString();
+    List<ProcessHandle> engines = engines(ProcessHandle.current());
+    assertThat(engines).hasSize(1);
+    engines.get(0).destroyForcibly();
+
+    Await.untilOk(Duration.ofSeconds(60), "a new replica with a new engine, RUNNING", () -> {
+      Optional<ReplicaSet> set = node.ingressView().all().stream().findFirst();
+      return set.isPresent() && set.get().replicas().size() == 1
+          && !set.get().replicas().get(0).id().toString().equals(before)
+          && engines(ProcessHandle.current()).size() == 1;
+    });
+    assertThat(engines(ProcessHandle.current()).get(0).pid()).isNotEqualTo(engines.get(0).pid());
+    HttpResponse<String> served = TestNodes.post(ingress, "/v1/chat/completions", chat(false));
+    assertThat(served.statusCode()).as(served.body()).isEqualTo(200);
+  }
+
+  @Test
+  @Order(4)
+  void drainingTheReplicaStopsItsEngine() throws Exception {
+    List<ProcessHandle> engines = engines(ProcessHandle.current());
+    assertThat(engines).hasSize(1);
+    assertThat(TestNodes.api(api, "PATCH", "/api/applications/llm/deployments/ext",
+        "{\"num_replicas\": 0}", "application/json").statusCode()).isEqualTo(200);
+
+    Await.untilOk(Duration.ofSeconds(30), "the engine process gone", () ->
+        !engines.get(0).isAlive());
+    assertThat(engines(ProcessHandle.current())).isEmpty();
+  }
+
+  @Test
+  @Order(5)
+  void aNodeKilledWithKill9LeavesNoEngineBehind() throws Exception {
+    Path config = TestNodes.appFile(app(1, 5));
+    NodeProcess other = NodeProcess.start(NodeProcesses.JVM, SluiceCli.class, List.of("local",
+            "--config", config.toString(), "--port", "27311", "--api-port", "27312",
+            "--remoting-port", "27313", "--router-port", "27314"),
+        java.util.Map.of("SLUICE_REPLICA_PORT_RANGE", "27320-27329"));
+    try {
+      List<ProcessHandle> engines = NodeProcesses.await("the node's engine running",
+          Duration.ofSeconds(90), () -> {
+            List<ProcessHandle> found = engines(other.process.toHandle());
+            return found.size() == 1 && running(other) ? Optional.of(found) : Optional.empty();
+          }, other);
+      other.process.destroyForcibly();  // SIGKILL: no shutdown hook runs
+      other.process.waitFor();
+
+      Await.untilOk(Duration.ofSeconds(15), "the engine gone after its node died", () ->
+          !engines.get(0).isAlive());
+    } finally {
+      other.close();
+    }
+  }
+}
