@@ -204,8 +204,8 @@ final class Exchange {
 
   /**
    * The replica's head as the client gets it: its own connection fields dropped, the router's
-   * pick, the request id and (when the upstream gave none) who served it added. Every value here passed the strict response parser or is
-   * ours (made safe).
+   * pick, the request id and (when the upstream gave none) who served it added. Every value
+   * here passed the strict response parser or is ours (made safe).
    */
   private byte[] clientHead(HttpHead head, boolean close) {
     StringBuilder text = new StringBuilder(256);

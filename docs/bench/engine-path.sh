@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# The data path to an external engine (issue 14, item 2): `sluice engine-sim` run by a replica as
+# its `openai-process` engine (a separate server process, as vLLM would be), measured with
+# `sluice bench compare` side by side, alternating rounds, at itl 0 and itl 20 ms:
+#   limit   - the engine's own port, hit directly (no Sluice);
+#   direct  - Sluice's ingress (splice), which forwards to the engine's port;
+#   relayed - an ingress on the relayed path: router, replica actor, the replica's endpoint
+#             streaming from the engine's /v1/completions.
+# Goals: direct's TTFT p50 within 0.5 ms of the limit's, its tokens/s within 5 %.
+# Usage: docs/bench/engine-path.sh [jar]   (env: CONCURRENCY=1,64 REQUESTS=2000 TOKENS=64
+#        WARMUP=200 ROUNDS=4 OUT=docs/bench)
+set -euo pipefail
+jar="${1:-deploy/target/sluice.jar}"
+concurrency="${CONCURRENCY:-1,64}"
+requests="${REQUESTS:-2000}"
+tokens="${TOKENS:-64}"
+warmup="${WARMUP:-200}"
+rounds="${ROUNDS:-4}"
+out="${OUT:-docs/bench}"
+java_bin="$(command -v java)"
+work="$(mktemp -d)"
+node_pid=""
+cleanup() { [ -n "$node_pid" ] && kill "$node_pid" 2>/dev/null && wait "$node_pid" 2>/dev/null
+  rm -rf "$work"; }
+trap cleanup EXIT
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'; }
+
+for itl in 0 20; do
+  engine=$(free_port); ingress=$(free_port); relayed=$(free_port); api=$(free_port)
+  remoting=$(free_port)
+  cat > "$work/app.yaml" <<YAML
+applications:
+  - name: bench
+    llm_configs:
+      - model_loading_config: {model_id: sluice-sim}
+        engine_config:
+          type: openai-process
+          port: $engine
+          health_path: /-/healthz
+          startup_timeout_s: 120
+          command: ['$java_bin', -Xmx1g, -cp, '$jar', dev.sluice.deploy.SluiceCli, engine-sim,
+                    --host, '{host}', --port, '{port}', --model, '{model}', --ttft-ms, '0',
+                    --itl-ms, '$itl', --max-tokens, '$tokens', --max-num-seqs, '4096',
+                    --max-ongoing-requests, '4096']
+        deployment_config: {num_replicas: 1, max_ongoing_requests: 4096}
+YAML
+  echo "itl $itl ms: starting a node whose replica runs engine-sim on :$engine ..." >&2
+  SLUICE_METRICS_PORT=0 "$java_bin" -Xmx1g -jar "$jar" local --config "$work/app.yaml" \
+    --port "$ingress" --relayed-port "$relayed" --api-port "$api" \
+    --remoting-port "$remoting" --router-port -1 > "$work/node-$itl.log" 2>&1 &
+  node_pid=$!
+  for _ in $(seq 1 240); do
+    if curl -sf -o /dev/null -X POST "http://127.0.0.1:$ingress/v1/chat/completions" \
+        -H 'content-type: application/json' \
+        -d '{"messages":[{"role":"user","content":"ready?"}],"max_tokens":1}'; then
+      break
+    fi
+    kill -0 "$node_pid" 2>/dev/null || { cat "$work/node-$itl.log" >&2; exit 1; }
+    sleep 0.5
+  done
+  "$java_bin" -jar "$jar" bench compare \
+    --targets "http://127.0.0.1:$engine,http://127.0.0.1:$ingress,http://127.0.0.1:$relayed" \
+    --concurrency "$concurrency" --requests "$requests" --max-tokens "$tokens" \
+    --warmup "$warmup" --rounds "$rounds" --json "$out/engine-path-itl$itl.json" \
+    --chart "$out/engine-path-itl$itl.png"
+  kill "$node_pid"; wait "$node_pid" 2>/dev/null || true; node_pid=""
+done
