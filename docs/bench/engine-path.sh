@@ -7,8 +7,9 @@
 #   relayed - an ingress on the relayed path: router, replica actor, the replica's endpoint
 #             streaming from the engine's /v1/completions.
 # Goals: direct's TTFT p50 within 0.5 ms of the limit's, its tokens/s within 5 %.
-# Usage: docs/bench/engine-path.sh [jar]   (env: CONCURRENCY=1,64 REQUESTS=2000 TOKENS=64
-#        WARMUP=200 ROUNDS=4 OUT=docs/bench)
+# Usage: docs/bench/engine-path.sh [jar]   (env: ITLS="0 20" CONCURRENCY=1,64 REQUESTS=2000
+#        TOKENS=64 WARMUP=200 ROUNDS=4 OUT=docs/bench; at itl 20 a request takes TOKENS x 20 ms,
+#        so give that run fewer REQUESTS and TOKENS)
 set -euo pipefail
 jar="${1:-deploy/target/sluice.jar}"
 concurrency="${CONCURRENCY:-1,64}"
@@ -25,7 +26,7 @@ cleanup() { [ -n "$node_pid" ] && kill "$node_pid" 2>/dev/null && wait "$node_pi
 trap cleanup EXIT
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'; }
 
-for itl in 0 20; do
+for itl in ${ITLS:-0 20}; do
   engine=$(free_port); ingress=$(free_port); relayed=$(free_port); api=$(free_port)
   remoting=$(free_port)
   cat > "$work/app.yaml" <<YAML
