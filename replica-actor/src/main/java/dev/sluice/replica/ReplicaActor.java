@@ -1,6 +1,7 @@
 package dev.sluice.replica;
 
 import dev.sluice.core.ReplicaId;
+import dev.sluice.core.http.ClusterToken;
 import dev.sluice.core.ReplicaInfo;
 import dev.sluice.core.ReplicaLoad;
 import dev.sluice.core.metrics.SluiceMetrics;
@@ -108,7 +109,7 @@ public final class ReplicaActor extends AbstractBehavior<ReplicaActor.Command> {
         ReplicaState.STARTING, List.of(llm.modelId()));
     this.metrics = new ReplicaMetrics(spec.id());
     this.engine = new MeteredEngine(Engines.create(llm, spec.id().toString(),
-        settings.bindHost()), metrics::ttft);
+        settings.bindHost(), ClusterToken.of(context.getSystem())), metrics::ttft);
     report("");
     context.pipeToSelf(engine.start(), (done, failure) ->
         failure == null ? EngineStarted.INSTANCE : new EngineFailed(failure));

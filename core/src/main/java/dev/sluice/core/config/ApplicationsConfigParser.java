@@ -173,6 +173,11 @@ public final class ApplicationsConfigParser {
       if (arg.indexOf('\0') >= 0) {
         throw engine.error("command", "an argument holds a NUL character (expected: none)");
       }
+      if (arg.contains(EngineConfig.CLUSTER_TOKEN_PLACEHOLDER)) {
+        throw engine.error("command", EngineConfig.CLUSTER_TOKEN_PLACEHOLDER + " in an argument "
+            + "(expected: only in env values: a command line is visible to every user of the "
+            + "machine)");
+      }
     }
     int port = engine.integerOrWord("port", "auto", EngineConfig.AUTO_PORT,
         EngineConfig.AUTO_PORT, 1, 65535);

@@ -44,6 +44,12 @@ public record EngineConfig(
   public static final String MODEL_PLACEHOLDER = "{model}";
   /** In an {@code openai-process} command: the interface the replica's endpoints bind to. */
   public static final String HOST_PLACEHOLDER = "{host}";
+  /**
+   * In an {@code openai-process} env value only: the cluster token
+   * ({@code sluice.core.cluster-token}), e.g. {@code VLLM_API_KEY: "{cluster_token}"}, so that the
+   * server admits only what comes through an ingress (which sends it as a bearer token).
+   */
+  public static final String CLUSTER_TOKEN_PLACEHOLDER = "{cluster_token}";
 
   /** {@link #port} meaning "pick a free loopback port at each start" ({@code port: auto}). */
   public static final int AUTO_PORT = 0;

@@ -169,6 +169,13 @@ class ApplicationsConfigParserTest {
     assertThatThrownBy(() -> ApplicationsConfigParser.parse(PROCESS.replace(
         "HF_HOME: /data/hf", "\"A=B\": x")))
         .hasMessageStartingWith(base + "env: 'A=B' (expected: names without '='");
+    assertThatThrownBy(() -> ApplicationsConfigParser.parse(PROCESS.replace(
+        "--tensor-parallel-size, 2", "--api-key, \"{cluster_token}\"")))
+        .hasMessageStartingWith(base + "command: {cluster_token} in an argument (expected: only "
+            + "in env values");
+    assertThat(ApplicationsConfigParser.parse(PROCESS.replace("HF_HOME: /data/hf",
+            "VLLM_API_KEY: \"{cluster_token}\"")).applications().get(0).llmConfigs().get(0)
+        .engine().env()).containsEntry("VLLM_API_KEY", "{cluster_token}");
   }
 
   @Test

@@ -36,11 +36,15 @@ final class CompletionsClient {
   private final HttpClient client;
   private final URI uri;
   private final String model;
+  /** {@code Authorization} sent to the server: the cluster token's, when one is set. */
+  private final java.util.Optional<String> authorization;
 
-  CompletionsClient(HttpClient client, URI uri, String model) {
+  CompletionsClient(HttpClient client, URI uri, String model,
+      java.util.Optional<String> authorization) {
     this.client = client;
     this.uri = uri;
     this.model = model;
+    this.authorization = authorization;
   }
 
   Source<String, NotUsed> generate(GenerationRequest request) {
@@ -54,15 +58,15 @@ final class CompletionsClient {
       ArrayNode stop = body.putArray("stop");
       request.stop().forEach(stop::add);
     }
-    HttpRequest http = HttpRequest.newBuilder(uri)
+    HttpRequest.Builder http = HttpRequest.newBuilder(uri)
         .header("Content-Type", "application/json")
         .header("Accept", "text/event-stream")
         .header("X-Request-Id", request.requestId())
-        .POST(HttpRequest.BodyPublishers.ofString(body.toString()))
-        .build();
+        .POST(HttpRequest.BodyPublishers.ofString(body.toString()));
+    authorization.ifPresent(value -> http.header("Authorization", value));
     // Cold: nothing is sent before the source is materialized.
     return Source.lazySource(() -> Source.completionStage(
-            client.sendAsync(http, HttpResponse.BodyHandlers.ofInputStream())))
+            client.sendAsync(http.build(), HttpResponse.BodyHandlers.ofInputStream())))
         .flatMapConcat(this::tokens)
         .mapMaterializedValue(ignored -> NotUsed.getInstance());
   }

@@ -1,6 +1,7 @@
 package dev.sluice.replica.engine;
 
 import dev.sluice.core.config.EngineConfig;
+import dev.sluice.core.http.ClusterToken;
 import dev.sluice.core.config.LlmConfig;
 import java.time.Duration;
 import java.util.Objects;
@@ -21,13 +22,18 @@ public final class Engines {
 
   /** As {@link #create(LlmConfig, String)}, an external server binding to {@code host}. */
   public static Engine create(LlmConfig llm, String name, String host) {
+    return create(llm, name, host, ClusterToken.NONE);
+  }
+
+  /** As above, with the cluster token the external server is told and sent. */
+  public static Engine create(LlmConfig llm, String name, String host, ClusterToken token) {
     Objects.requireNonNull(llm, "llm");
     Objects.requireNonNull(name, "name");
     EngineConfig config = llm.engine();
     if (config.type().equals(EngineConfig.OPENAI_PROCESS)) {
       double graceSeconds = llm.deployment().gracefulShutdownTimeoutS();
       return new OpenAiProcessEngine(config, llm.modelId(), name,
-          Duration.ofMillis(Math.round(graceSeconds * 1000)), host);
+          Duration.ofMillis(Math.round(graceSeconds * 1000)), host, token);
     }
     return create(config);
   }

@@ -1,6 +1,7 @@
 package dev.sluice.replica.engine;
 
 import dev.sluice.core.config.EngineConfig;
+import dev.sluice.core.http.ClusterToken;
 import dev.sluice.core.metrics.PrometheusText;
 import dev.sluice.core.process.ChildProcess;
 import java.io.IOException;
@@ -78,6 +79,7 @@ public final class OpenAiProcessEngine implements Engine {
       CompletableFuture.delayedExecutor(PROBE_INTERVAL.toMillis(), TimeUnit.MILLISECONDS);
 
   private final String host;
+  private final ClusterToken token;
   private final EngineConfig config;
   private final String modelId;
   private final String name;
@@ -116,6 +118,16 @@ public final class OpenAiProcessEngine implements Engine {
    */
   public OpenAiProcessEngine(EngineConfig config, String modelId, String name,
       Duration stopGrace, String host) {
+    this(config, modelId, name, stopGrace, host, ClusterToken.NONE);
+  }
+
+  /**
+   * @param token the cluster token: sent to the server with every request of the replica's own
+   *     (health, metrics, completions), and what {@code {cluster_token}} in an env value becomes
+   */
+  public OpenAiProcessEngine(EngineConfig config, String modelId, String name,
+      Duration stopGrace, String host, ClusterToken token) {
+    this.token = Objects.requireNonNull(token, "token");
     this.host = Objects.requireNonNull(host, "host");
     this.config = Objects.requireNonNull(config, "config");
     this.modelId = Objects.requireNonNull(modelId, "modelId");
@@ -134,7 +146,8 @@ public final class OpenAiProcessEngine implements Engine {
     String base = "http://" + checked + ":" + port;
     this.health = URI.create(base + config.healthPath());
     this.metrics = URI.create(base + config.metricsPath());
-    this.completions = new CompletionsClient(HTTP, URI.create(base + "/v1/completions"), modelId);
+    this.completions = new CompletionsClient(HTTP, URI.create(base + "/v1/completions"), modelId,
+        token.authorization());
   }
 
   /** The port the engine listens on (on loopback): fixed, or the one found for {@code auto}. */
@@ -177,6 +190,23 @@ public final class OpenAiProcessEngine implements Engine {
     return started.minimalCompletionStage();
   }
 
+  /** The env with {@code {cluster_token}} filled in (never logged). */
+  private java.util.Map<String, String> environment() {
+    java.util.Map<String, String> env = new java.util.LinkedHashMap<>();
+    config.env().forEach((key, value) -> {
+      if (value.contains(EngineConfig.CLUSTER_TOKEN_PLACEHOLDER)) {
+        String bearer = token.authorization().orElseThrow(() -> new IllegalStateException(
+            "engine_config.env." + key + ": " + EngineConfig.CLUSTER_TOKEN_PLACEHOLDER
+                + " but no cluster token is set (sluice.core.cluster-token, env "
+                + "SLUICE_CLUSTER_TOKEN)"));
+        value = value.replace(EngineConfig.CLUSTER_TOKEN_PLACEHOLDER,
+            bearer.substring("Bearer ".length()));
+      }
+      env.put(key, value);
+    });
+    return env;
+  }
+
   private void launch() {
     if (stopped) {
       throw new IllegalStateException("the engine was stopped before it started");
@@ -187,7 +217,7 @@ public final class OpenAiProcessEngine implements Engine {
     ChildProcess launched;
     try {
       launched = ChildProcess.builder(command)
-          .environment(config.env())
+          .environment(environment())
           .output(OUTPUT, name)
           .orphanGrace(stopGrace)
           .start();
@@ -349,13 +379,15 @@ public final class OpenAiProcessEngine implements Engine {
     return stopGrace;
   }
 
-  private static CompletableFuture<Integer> status(URI uri, Duration timeout) {
+  private CompletableFuture<Integer> status(URI uri, Duration timeout) {
     return HTTP.sendAsync(get(uri, timeout), HttpResponse.BodyHandlers.discarding())
         .thenApply(HttpResponse::statusCode);
   }
 
-  private static HttpRequest get(URI uri, Duration timeout) {
-    return HttpRequest.newBuilder(uri).timeout(timeout).GET().build();
+  private HttpRequest get(URI uri, Duration timeout) {
+    HttpRequest.Builder request = HttpRequest.newBuilder(uri).timeout(timeout).GET();
+    token.authorization().ifPresent(value -> request.header("Authorization", value));
+    return request.build();
   }
 
   private static int freeLoopbackPort() {

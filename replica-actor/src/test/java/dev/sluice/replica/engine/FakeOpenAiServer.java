@@ -51,9 +51,15 @@ public final class FakeOpenAiServer {
         new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 64);
     server.createContext("/health", exchange -> answer(exchange,
         System.currentTimeMillis() >= healthyAt ? 200 : 503, "text/plain", ""));
+    // --api-key-env NAME: /metrics needs "Authorization: Bearer <$NAME>", as vLLM's --api-key.
+    String apiKey = options.containsKey("--api-key-env")
+        ? System.getenv(options.get("--api-key-env")) : null;
     server.createContext("/metrics", exchange -> {
       String file = options.get("--metrics-file");
-      if (file == null) {
+      if (apiKey != null && !("Bearer " + apiKey).equals(
+          exchange.getRequestHeaders().getFirst("Authorization"))) {
+        answer(exchange, 401, "text/plain", "unauthorized");
+      } else if (file == null) {
         answer(exchange, 404, "text/plain", "not found");
       } else {
         answer(exchange, 200, "text/plain; version=0.0.4", Files.readString(Path.of(file)));

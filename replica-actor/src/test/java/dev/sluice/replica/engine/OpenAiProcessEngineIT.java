@@ -164,6 +164,36 @@ class OpenAiProcessEngineIT {
   }
 
   @Test
+  void theClusterTokenReachesTheServerThroughItsEnvAndIsSentWithEveryScrape() throws Exception {
+    Path metrics = dir.resolve("metrics-token.txt");
+    Files.writeString(metrics, "vllm:num_requests_running{model_name=\"m\"} 2\n");
+    EngineConfig config = EngineConfig.openAiProcess(fake("--metrics-file", metrics.toString(),
+            "--api-key-env", "FAKE_API_KEY"), EngineConfig.AUTO_PORT)
+        .withProcess("/health", Map.of("FAKE_API_KEY", "{cluster_token}"), 60, "/metrics");
+    OpenAiProcessEngine engine = new OpenAiProcessEngine(config, "fake-model",
+        "llm#fake#token000", Duration.ofSeconds(5), "127.0.0.1",
+        dev.sluice.core.http.ClusterToken.of("s3cret-token"));
+    engines.add(engine);
+    engine.start().toCompletableFuture().get(30, TimeUnit.SECONDS);
+
+    Await.untilOk(DEADLINE, "the scrape admitted (2 running)", () ->
+        engine.stats().running() == 2);
+    assertThat(engine.command()).as("never on the command line")
+        .noneMatch(arg -> arg.contains("s3cret"));
+  }
+
+  @Test
+  void aClusterTokenPlaceholderWithoutATokenFailsTheStartClearly() throws Exception {
+    OpenAiProcessEngine engine = engine(EngineConfig.openAiProcess(fake(), EngineConfig.AUTO_PORT)
+        .withProcess("/health", Map.of("FAKE_API_KEY", "{cluster_token}"), 60, "/metrics"));
+
+    assertThat(engine.start().toCompletableFuture())
+        .failsWithin(DEADLINE).withThrowableThat()
+        .withMessageContaining("engine_config.env.FAKE_API_KEY")
+        .withMessageContaining("no cluster token is set");
+  }
+
+  @Test
   void statsAreZerosWithoutMetrics() throws Exception {
     OpenAiProcessEngine engine = engine();
     engine.start().toCompletableFuture().get(30, TimeUnit.SECONDS);
