@@ -99,6 +99,10 @@ class MultiModelIT {
     assertThat(error.path("param").asText()).isEqualTo("model");
     assertThat(error.path("type").asText()).isEqualTo("invalid_request_error");
     assertThat(error.path("message").asText()).contains("gamma").contains("alpha, beta");
+    // A model name of half a megabyte is not carried to the router, and not quoted back whole.
+    HttpResponse<String> huge = chat("\"model\":\"" + "g".repeat(500_000) + "\",");
+    assertThat(huge.statusCode()).as(huge.body()).isEqualTo(404);
+    assertThat(huge.body().length()).isLessThan(1_000);
   }
 
   @Test

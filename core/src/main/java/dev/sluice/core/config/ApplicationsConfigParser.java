@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
+import dev.sluice.core.openai.ModelField;
 import java.io.IOException;
 import java.net.URI;
 import java.nio.file.Files;
@@ -125,6 +126,10 @@ public final class ApplicationsConfigParser {
     Node loading = llm.object("model_loading_config", true);
     loading.allowOnly("model_id");
     String modelId = loading.string("model_id", null);
+    if (modelId.length() > ModelField.MAX_CHARS) {
+      throw loading.error("model_id", modelId.length() + " characters (expected: at most "
+          + ModelField.MAX_CHARS + ")");
+    }
     LlmConfig config = new LlmConfig(
         modelId, engine(llm.object("engine_config", false)),
         deployment(llm.object("deployment_config", false)));

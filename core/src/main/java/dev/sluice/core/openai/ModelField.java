@@ -16,6 +16,13 @@ import java.util.Optional;
  */
 public final class ModelField {
 
+  /**
+   * The longest model id a deployment may serve. A longer {@code model} in a request is kept at
+   * one character more, so that it still matches nothing (404 {@code model_not_found}) without
+   * carrying a client's megabyte to the router.
+   */
+  public static final int MAX_CHARS = 256;
+
   private static final JsonFactory JSON = new JsonFactory();
 
   private ModelField() {}
@@ -38,7 +45,9 @@ public final class ModelField {
             return Optional.empty();
           }
           seen = true;
-          model = Optional.of(parser.getText());
+          String text = parser.getText();
+          model = Optional.of(text.length() > MAX_CHARS ? text.substring(0, MAX_CHARS + 1)
+              : text);
         }
         parser.skipChildren();
       }

@@ -170,6 +170,10 @@ class ApplicationsConfigParserTest {
         "HF_HOME: /data/hf", "\"A=B\": x")))
         .hasMessageStartingWith(base + "env: 'A=B' (expected: names without '='");
     assertThatThrownBy(() -> ApplicationsConfigParser.parse(PROCESS.replace(
+        "Qwen/Qwen3-0.6B", "q".repeat(257))))
+        .hasMessage("applications[0].llm_configs[0].model_loading_config.model_id: 257 "
+            + "characters (expected: at most 256)");
+    assertThatThrownBy(() -> ApplicationsConfigParser.parse(PROCESS.replace(
         "--tensor-parallel-size, 2", "--api-key, \"{cluster_token}\"")))
         .hasMessageStartingWith(base + "command: {cluster_token} in an argument (expected: only "
             + "in env values");

@@ -36,4 +36,14 @@ class ModelFieldTest {
     assertThat(find("{\"model\":\"a\",\"model\":\"b\"}")).isEmpty();
     assertThat(find("{\"model\":\"a\",\"model\":\"a\"}")).isEmpty();
   }
+
+  @Test
+  void aModelLongerThanAnyServedIsKeptOneCharacterOver() {
+    String huge = "m".repeat(100_000);
+
+    assertThat(find("{\"model\":\"" + huge + "\"}")).hasValueSatisfying(model ->
+        assertThat(model).hasSize(ModelField.MAX_CHARS + 1));
+    assertThat(find("{\"model\":\"" + "m".repeat(ModelField.MAX_CHARS) + "\"}"))
+        .hasValueSatisfying(model -> assertThat(model).hasSize(ModelField.MAX_CHARS));
+  }
 }
