@@ -79,6 +79,17 @@ public final class ReplicaSetView {
   }
 
   /**
+   * A router's pick as this view takes it: the replica as this view knows it; the pick itself
+   * when this view has not heard of it yet (the router, beside the controller, usually learns a
+   * new set first, and the pick carries the endpoint); empty when this view saw it dropped.
+   */
+  public Optional<ReplicaInfo> pick(ReplicaInfo picked) {
+    String replicaId = picked.id().toString();
+    Optional<ReplicaInfo> known = replica(replicaId);
+    return known.isPresent() || retired(replicaId) ? known : Optional.of(picked);
+  }
+
+  /**
    * Whether this view had {@code replicaId} and a newer set dropped it (among the last
    * {@value #RETIRED_REMEMBERED} dropped). A replica neither current nor retired is one this view
    * has not heard of yet.

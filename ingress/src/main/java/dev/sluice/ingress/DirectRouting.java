@@ -101,9 +101,9 @@ final class DirectRouting {
     String replicaId = routed.replica().id().toString();
     LeaseRelease lease = routed.leaseId().isPresent()
         ? new LeaseRelease(queue, routed.leaseId()) : LeaseRelease.NONE;
-    Optional<ReplicaInfo> known = view.replica(replicaId);
-    if (known.isPresent() || !view.retired(replicaId)) {
-      return CompletableFuture.completedFuture(new Chosen(known.orElse(routed.replica()), lease));
+    Optional<ReplicaInfo> taken = view.pick(routed.replica());
+    if (taken.isPresent()) {
+      return CompletableFuture.completedFuture(new Chosen(taken.get(), lease));
     }
     lease.release();
     Refused unknown = new Refused(Answers.failClosed(ServeReason.UNKNOWN_REPLICA_ID, requestId,

@@ -91,10 +91,7 @@ final class RelayedPath {
   private CompletionStage<HttpResponse> dispatch(Selection selection, String requestId,
       CompletionRequest.Kind kind, byte[] body) {
     String replicaId = selection.replica().id().toString();
-    // As on the direct path, a pick this ingress has not heard of yet is taken as the router
-    // sent it; one it saw dropped is not.
-    Optional<ReplicaInfo> known = view.replica(replicaId)
-        .or(() -> view.retired(replicaId) ? Optional.empty() : Optional.of(selection.replica()))
+    Optional<ReplicaInfo> known = view.pick(selection.replica())
         .filter(r -> !r.actor().isEmpty());
     if (known.isEmpty()) {
       selection.close();

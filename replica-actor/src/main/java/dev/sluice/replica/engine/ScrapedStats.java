@@ -8,14 +8,21 @@ import java.util.OptionalDouble;
  * {@link EngineStats} from an engine's Prometheus metrics: vLLM's names (v1 and v0), else
  * SGLang's, else llama.cpp's; what an engine does not export counts as 0.
  */
-final class ScrapedStats {
+public final class ScrapedStats {
 
-  private static final List<String> RUNNING = List.of("vllm:num_requests_running",
+  /** vLLM's gauge of the requests it is generating for (what the simulated engine serves too). */
+  public static final String VLLM_RUNNING = "vllm:num_requests_running";
+  /** vLLM's gauge of the requests waiting for its batch. */
+  public static final String VLLM_WAITING = "vllm:num_requests_waiting";
+  /** vLLM's (v1) KV-cache usage, 0 to 1. */
+  public static final String VLLM_KV_CACHE_USAGE = "vllm:kv_cache_usage_perc";
+
+  private static final List<String> RUNNING = List.of(VLLM_RUNNING,
       "sglang:num_running_reqs", "llamacpp:requests_processing");
-  private static final List<String> WAITING = List.of("vllm:num_requests_waiting",
+  private static final List<String> WAITING = List.of(VLLM_WAITING,
       "sglang:num_queue_reqs", "llamacpp:requests_deferred");
   /** Ratios: the largest over label sets (several engines in one server), not their sum. */
-  private static final List<String> KV_CACHE_USAGE = List.of("vllm:kv_cache_usage_perc",
+  private static final List<String> KV_CACHE_USAGE = List.of(VLLM_KV_CACHE_USAGE,
       "vllm:gpu_cache_usage_perc", "sglang:token_usage", "llamacpp:kv_cache_usage_ratio");
   private static final List<String> GENERATED = List.of("vllm:generation_tokens_total",
       "sglang:generation_tokens_total", "llamacpp:tokens_predicted_total");

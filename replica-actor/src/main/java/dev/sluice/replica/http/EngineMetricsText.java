@@ -1,12 +1,12 @@
 package dev.sluice.replica.http;
 
 import dev.sluice.replica.engine.EngineStats;
+import dev.sluice.replica.engine.ScrapedStats;
 
 /**
- * An engine's statistics in the Prometheus text format under vLLM's names ({@code
- * vllm:num_requests_running}, {@code vllm:num_requests_waiting}, {@code vllm:kv_cache_usage_perc},
- * each labelled {@code model_name}), so that the simulated engine run as a separate server looks
- * to a replica as vLLM does.
+ * An engine's statistics in the Prometheus text format under vLLM's names (the ones
+ * {@link ScrapedStats} reads, each labelled {@code model_name}), so that the simulated engine run
+ * as a separate server looks to a replica as vLLM does.
  */
 final class EngineMetricsText {
 
@@ -15,11 +15,11 @@ final class EngineMetricsText {
   static String render(String model, EngineStats stats) {
     String label = "{model_name=\"" + model.replace("\\", "\\\\").replace("\"", "\\\"")
         .replace("\n", "\\n") + "\"}";
-    return gauge("vllm:num_requests_running", "Requests being generated.", label,
+    return gauge(ScrapedStats.VLLM_RUNNING, "Requests being generated.", label,
         stats.running())
-        + gauge("vllm:num_requests_waiting", "Requests waiting for a batch slot.", label,
+        + gauge(ScrapedStats.VLLM_WAITING, "Requests waiting for a batch slot.", label,
             stats.waiting())
-        + gauge("vllm:kv_cache_usage_perc", "KV-cache usage, 0 to 1.", label,
+        + gauge(ScrapedStats.VLLM_KV_CACHE_USAGE, "KV-cache usage, 0 to 1.", label,
             stats.kvCacheUsage());
   }
 
