@@ -109,8 +109,12 @@ class FailoverIT {
     FaultLoad load = new FaultLoad(INGRESS[1], STREAMS, TOKENS);
     try {
       awaitCompleted(load, 64, 0);
-      kill = System.nanoTime();
       replicas2.process.destroyForcibly();  // SIGKILL
+      // "After the kill" counts from the process's end: until the kernel has torn the dying JVM
+      // down, its sockets can still take a request (seen in CI-like runs: one sent 27 ms after
+      // the signal ended in "connection reset", a request the dying node had).
+      replicas2.process.waitFor();
+      kill = System.nanoTime();
       NodeProcesses.await("the killed node unreachable", Duration.ofSeconds(20),
           () -> NodeProcesses.get(API[0], "/api/cluster")
               .filter(cluster -> cluster.path("unreachable").asInt() > 0
