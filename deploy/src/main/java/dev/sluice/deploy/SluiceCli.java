@@ -18,7 +18,17 @@ public final class SluiceCli implements Runnable {
   @CommandLine.Spec
   CommandLine.Model.CommandSpec spec;
 
+  private static final String COMMON_PARALLELISM =
+      "java.util.concurrent.ForkJoinPool.common.parallelism";
+
   public static void main(String[] args) {
+    // With fewer than 3 cores the common pool has one thread, and the JDK then runs every async
+    // CompletableFuture step without an executor (the JDK's HttpClient, Scala's future adapter)
+    // on a new thread each: a thread per request. Two threads keep them on the common pool.
+    if (System.getProperty(COMMON_PARALLELISM) == null) {
+      System.setProperty(COMMON_PARALLELISM,
+          String.valueOf(Math.max(2, Runtime.getRuntime().availableProcessors() - 1)));
+    }
     System.exit(execute(args));
   }
 

@@ -113,6 +113,32 @@ abstract class IngressSuite {
     assertThat(byReplica).hasSize(2).allSatisfy((replica, count) -> assertThat(count).isEqualTo(50));
   }
 
+  /**
+   * A CompletableFuture step without an executor on one of Pekko's asks runs on a new thread per
+   * call on a machine with fewer than 3 cores (Scala's adapter makes every step async, and the
+   * JDK's default async pool is then a thread per task): a thread per request, found in the
+   * ingress's router ask. A raw client, so that the test's own HTTP client starts none.
+   */
+  @Test
+  void servingARequestStartsNoThread() throws Exception {
+    String request = "POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\n"
+        + "Content-Type: application/json\r\nContent-Length: %d\r\nConnection: close\r\n\r\n%s";
+    String body = "{\"messages\":[{\"role\":\"user\",\"content\":\"t\"}],\"max_tokens\":3,"
+        + "\"stream\":true}";
+    String bytes = request.formatted(body.length(), body);
+    for (int i = 0; i < 20; i++) {  // pools grow to their working size first
+      assertThat(RawClient.exchange(ingress, bytes).status()).isEqualTo(200);
+    }
+    java.lang.management.ThreadMXBean threads =
+        java.lang.management.ManagementFactory.getThreadMXBean();
+    long before = threads.getTotalStartedThreadCount();
+    for (int i = 0; i < 100; i++) {
+      assertThat(RawClient.exchange(ingress, bytes).status()).isEqualTo(200);
+    }
+    assertThat(threads.getTotalStartedThreadCount() - before)
+        .as("threads started while serving 100 requests").isLessThan(10);
+  }
+
   @Test
   void reusesUpstreamConnectionsAcrossRequests() throws Exception {
     assumeTrue(direct(), "only the direct path opens HTTP connections to replicas");

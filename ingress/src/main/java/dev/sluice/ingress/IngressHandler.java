@@ -93,8 +93,9 @@ final class IngressHandler implements Function<HttpRequest, CompletionStage<Http
       trace.body(array, 0, array.length);
       return bytes;
     }).watchTermination((mat, done) -> {
-      done.whenComplete((d, failure) -> observer.ended(trace, failure == null
-          ? RequestTrace.Outcome.COMPLETED : RequestTrace.Outcome.ABORTED));
+      // An executor, or Scala's future adapter runs it on another thread (see SingletonWatch).
+      done.whenCompleteAsync((d, failure) -> observer.ended(trace, failure == null
+          ? RequestTrace.Outcome.COMPLETED : RequestTrace.Outcome.ABORTED), Runnable::run);
       return mat;
     });
     return response.withEntity(HttpEntities.createChunked(entity.getContentType(), counted));

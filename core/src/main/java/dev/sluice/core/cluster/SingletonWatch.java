@@ -92,7 +92,9 @@ public final class SingletonWatch implements Extension {
    */
   public <T> CompletableFuture<T> track(CompletableFuture<T> answer) {
     waiting.add(answer);
-    answer.whenComplete((value, failure) -> waiting.remove(answer));
+    // With an executor: Pekko's asks are Scala futures, whose CompletableFuture runs even a
+    // plain whenComplete asynchronously, on a new thread per call on a 2-core machine.
+    answer.whenCompleteAsync((value, failure) -> waiting.remove(answer), Runnable::run);
     Optional<String> now = unavailable();
     if (now.isPresent()) {
       answer.completeExceptionally(new SingletonUnreachable(now.get()));

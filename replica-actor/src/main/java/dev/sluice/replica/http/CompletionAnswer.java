@@ -82,11 +82,11 @@ final class CompletionAnswer {
             .map(text -> Pair.create(choice.index, new SseFrames.Choice(text.toString(),
                 choice.finishReason(), choice.tokens))))
         .runWith(Sink.seq(), materializer)
-        .thenApply(ended -> {
+        .thenApplyAsync(ended -> {  // an executor: Scala's adapter would start a thread
           List<Pair<Integer, SseFrames.Choice>> ordered = new ArrayList<>(ended);
           ordered.sort(Comparator.comparing(Pair::first));
           return frames.fullResponse(id, created, ordered.stream().map(Pair::second).toList());
-        });
+        }, Runnable::run);
   }
 
   private int completionTokens() {
