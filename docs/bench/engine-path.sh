@@ -5,7 +5,9 @@
 #   limit   - the engine's own port, hit directly (no Sluice);
 #   direct  - Sluice's ingress (splice), which forwards to the engine's port;
 #   relayed - an ingress on the relayed path: router, replica actor, the replica's endpoint
-#             streaming from the engine's /v1/completions.
+#             streaming from the engine's /v1/completions;
+#   haproxy - a plain HAProxy (no Lua, no routing) straight to the engine's port, when `haproxy`
+#             is on the PATH (HAPROXY=off leaves it out): what any proxy in between costs here.
 # Goals: direct's TTFT p50 within 0.5 ms of the limit's, its tokens/s within 5 %.
 # Usage: docs/bench/engine-path.sh [jar]   (env: ITLS="0 20" CONCURRENCY=1,64 REQUESTS=2000
 #        TOKENS=64 WARMUP=200 ROUNDS=4 OUT=docs/bench; at itl 20 a request takes TOKENS x 20 ms,
@@ -21,7 +23,9 @@ out="${OUT:-docs/bench}"
 java_bin="$(command -v java)"
 work="$(mktemp -d)"
 node_pid=""
+haproxy_pid=""
 cleanup() { [ -n "$node_pid" ] && kill "$node_pid" 2>/dev/null && wait "$node_pid" 2>/dev/null
+  [ -n "$haproxy_pid" ] && kill "$haproxy_pid" 2>/dev/null && wait "$haproxy_pid" 2>/dev/null
   rm -rf "$work"; }
 trap cleanup EXIT
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'; }
@@ -59,10 +63,25 @@ YAML
     kill -0 "$node_pid" 2>/dev/null || { cat "$work/node-$itl.log" >&2; exit 1; }
     sleep 0.5
   done
+  targets="http://127.0.0.1:$engine,http://127.0.0.1:$ingress,http://127.0.0.1:$relayed"
+  fourth=()
+  if [ "${HAPROXY:-auto}" != off ] && command -v haproxy > /dev/null; then
+    plain=$(free_port)
+    printf '%s\n' global '  maxconn 8000' defaults '  mode http' '  timeout connect 5s' \
+      '  timeout client 600s' '  timeout server 600s' frontend\ plain \
+      "  bind 127.0.0.1:$plain" '  default_backend engine' backend\ engine \
+      "  server e1 127.0.0.1:$engine" > "$work/plain.cfg"
+    haproxy -db -f "$work/plain.cfg" > "$work/haproxy-$itl.log" 2>&1 &
+    haproxy_pid=$!
+    targets="$targets,http://127.0.0.1:$plain"
+    fourth=(--haproxy --haproxy-label "haproxy (plain)")
+  fi
   "$java_bin" -jar "$jar" bench compare \
-    --targets "http://127.0.0.1:$engine,http://127.0.0.1:$ingress,http://127.0.0.1:$relayed" \
+    --targets "$targets" "${fourth[@]}" \
     --concurrency "$concurrency" --requests "$requests" --max-tokens "$tokens" \
     --warmup "$warmup" --rounds "$rounds" --json "$out/engine-path-itl$itl.json" \
     --chart "$out/engine-path-itl$itl.png"
   kill "$node_pid"; wait "$node_pid" 2>/dev/null || true; node_pid=""
+  if [ -n "$haproxy_pid" ]; then kill "$haproxy_pid"; wait "$haproxy_pid" 2>/dev/null || true; fi
+  haproxy_pid=""
 done

@@ -51,6 +51,11 @@ final class CompareCommand implements Callable<Integer> {
           + "node with Sluice's generated config, asking the router per request (issue 13).")
   boolean haproxy;
 
+  @Option(names = "--haproxy-label", defaultValue = "haproxy+lua", paramLabel = "LABEL",
+      description = "The fourth target's name in the chart (default haproxy+lua); e.g. "
+          + "'haproxy (plain)' for a HAProxy without routing given with --targets.")
+  String haproxyLabel;
+
   @Option(names = "--chart", defaultValue = "bench-compare.png", paramLabel = "FILE",
       description = "PNG chart of the distributions (default: bench-compare.png).")
   Path chart;
@@ -78,7 +83,7 @@ final class CompareCommand implements Callable<Integer> {
       List<String> labels = new java.util.ArrayList<>(List.of("replica (limit)", "direct",
           "relayed"));
       if (haproxy) {
-        labels.add("haproxy+lua");
+        labels.add(haproxyLabel);
       }
       Map<Integer, List<BenchResult>> byConcurrency = new LinkedHashMap<>();
       for (int concurrency : options.concurrency) {
