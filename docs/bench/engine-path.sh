@@ -68,7 +68,8 @@ YAML
   if [ "${HAPROXY:-auto}" != off ] && command -v haproxy > /dev/null; then
     plain=$(free_port)
     printf '%s\n' global '  maxconn 8000' defaults '  mode http' '  timeout connect 5s' \
-      '  timeout client 600s' '  timeout server 600s' frontend\ plain \
+      '  timeout client 600s' '  timeout server 600s' '  option http-no-delay' \
+      frontend\ plain \
       "  bind 127.0.0.1:$plain" '  default_backend engine' backend\ engine \
       "  server e1 127.0.0.1:$engine" > "$work/plain.cfg"
     haproxy -db -f "$work/plain.cfg" > "$work/haproxy-$itl.log" 2>&1 &

@@ -5,7 +5,9 @@
 #   splice       - Sluice's ingress (direct path); its node also runs the router;
 #   haproxy+lua  - HAProxy run by the same node (sluice.haproxy) with the generated config: the
 #                  Lua action asks the router's POST /internal/route per request;
-#   haproxy      - a plain HAProxy straight to the replica (no Lua, no router: the floor).
+#   haproxy      - a plain HAProxy straight to the replica (no Lua, no router: the floor), with
+#                  option http-no-delay as any token stream needs (HAProxy's default holds
+#                  small writes back for up to ~200 ms and sends fewer, bigger segments).
 # Targets run in alternating order, ROUNDS times (default 2), after WARM (default 1) unmeasured
 # warm-up runs of each (the JIT: about 8 are needed before the node's compiler threads fall
 # below 0.5 us/token). TOKENS (default 250) sets the answer length and REQUESTS (4000) the run's
@@ -54,6 +56,7 @@ defaults
   timeout connect 5s
   timeout client 600s
   timeout server 600s
+  option http-no-delay
 frontend plain
   bind 127.0.0.1:$plain_port
   default_backend replica

@@ -128,6 +128,9 @@ public final class HaproxyConfig {
     // request is answered (with Connection: close) instead of closing it under the client, which
     // may be sending a request on it at that moment (a POST is not retried by clients).
     out.add("  option idle-close-on-response");
+    // Tokens are small writes: with Nagle's algorithm on (HAProxy's default) each waits for the
+    // client's delayed ACK, 40 to 200 ms. Ray defaults this on too (RAY_SERVE_HAPROXY_TCP_NODELAY).
+    out.add("  option http-no-delay");
     out.add("");
     out.add("frontend sluice");
     out.add("  bind " + settings.bindHost() + ":" + settings.bindPort());
