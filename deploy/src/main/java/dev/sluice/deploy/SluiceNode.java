@@ -64,6 +64,8 @@ public final class SluiceNode implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(SluiceNode.class);
   private static final Duration STARTUP = Duration.ofSeconds(30);
   private static final Duration UNBIND_DEADLINE = Duration.ofSeconds(5);
+  /** The router runs on the splice's threads when it asks from them (LoopDispatcher). */
+  private static final String ROUTER_DISPATCHER = "sluice.ingress.splice.router-dispatcher";
 
   private final ActorSystem<SpawnProtocol.Command> system;
   private final NodeOptions options;
@@ -108,7 +110,8 @@ public final class SluiceNode implements AutoCloseable {
                       Optional.of(capacityQueue), routerSettings.defaultRouteBudget()))
                   .onFailure(SupervisorStrategy.restartWithBackoff(
                       Duration.ofMillis(200), Duration.ofSeconds(5), 0.2))), "llm-router")
-              .withProps(CountingMailbox.selector("llm-router"))
+              .withProps(CountingMailbox.selector("llm-router")
+                  .withDispatcherFromConfig(ROUTER_DISPATCHER))
               .withStopMessage(LLMRouter.Stop.INSTANCE)
               .withSettings(controlRole()));
       ControllerSettings controllerSettings = ControllerSettings.fromConfig(config);

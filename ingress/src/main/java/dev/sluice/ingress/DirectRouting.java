@@ -9,6 +9,7 @@ import dev.sluice.core.http.ServeReason;
 import dev.sluice.ingress.edge.Answer;
 import dev.sluice.ingress.edge.Answers;
 import dev.sluice.router.LLMRouter;
+import dev.sluice.router.LocalRouter;
 import dev.sluice.router.RouteRequest;
 import dev.sluice.router.RouteResult;
 import java.time.Duration;
@@ -41,6 +42,7 @@ final class DirectRouting {
   private final Duration routeTimeout;
   private final Optional<ActorRef<CapacityQueue.Command>> queue;
   private final SingletonWatch controlPlane;
+  private final LocalRouter local;
   /** How many replicas one request may exclude before a dropped pick fails closed. */
   private static final int MAX_DROPPED_PICKS = 8;
 
@@ -52,6 +54,7 @@ final class DirectRouting {
     this.routeTimeout = routeTimeout;
     this.queue = queue;
     this.controlPlane = SingletonWatch.get(system);
+    this.local = LocalRouter.get(system);
   }
 
   /**
@@ -67,7 +70,10 @@ final class DirectRouting {
       return CompletableFuture.completedFuture(new Refused(Answers.failClosed(
           ServeReason.ROUTER_UNREACHABLE, requestId, gap.get())));
     }
-    return controlPlane.track(AskPattern.<LLMRouter.Command, RouteResult>ask(router,
+    // The router itself when it runs on this node: no proxy hop (and, from a splice thread, its
+    // answer comes on that same thread: LoopDispatcher).
+    ActorRef<LLMRouter.Command> target = local.ref().orElse(router);
+    return controlPlane.track(AskPattern.<LLMRouter.Command, RouteResult>ask(target,
             replyTo -> new LLMRouter.Route(request, replyTo), routeTimeout, system.scheduler())
             .toCompletableFuture())
         .handleAsync((result, failure) -> {

@@ -150,6 +150,7 @@ public final class LLMRouter extends AbstractBehavior<LLMRouter.Command> {
         context.messageAdapter(ReplicaLoad.class, LoadReported::new)));
     context.getLog().info("LLMRouter singleton started on {} (pick-only for direct streaming)",
         context.getSystem().address());
+    LocalRouter.get(context.getSystem()).started(context.getSelf());
   }
 
   public static Behavior<Command> create() {
@@ -186,8 +187,13 @@ public final class LLMRouter extends AbstractBehavior<LLMRouter.Command> {
         .onMessage(Leased.class, this::onLeased)
         .onMessage(FellBack.class, this::onFellBack)
         .onMessage(HeldCheck.class, m -> onHeldCheck())
-        .onMessage(Stop.class, m -> Behaviors.stopped())
+        .onMessage(Stop.class, m -> {
+          // From now on this node's callers go through the proxy, which holds them for the next.
+          LocalRouter.get(getContext().getSystem()).stopping(getContext().getSelf());
+          return Behaviors.stopped();
+        })
         .onSignal(org.apache.pekko.actor.typed.PostStop.class, s -> {
+          LocalRouter.get(getContext().getSystem()).stopping(getContext().getSelf());
           deployments.retireAll();  // the singleton moved on: its gauges go with it
           heldGauge.set(0);
           return this;

@@ -66,8 +66,24 @@ final class EventLoop implements Executor, Runnable {
     this.stats = stats;
     this.onFatal = onFatal;
     this.pool = new UpstreamPool(this);
-    this.thread = new Thread(this, name);
+    this.thread = new LoopThread(this, name);
     this.thread.setDaemon(true);
+  }
+
+  /** A loop's own thread, so that work can tell which loop (if any) it runs on. */
+  private static final class LoopThread extends Thread {
+    final EventLoop loop;
+
+    LoopThread(EventLoop loop, String name) {
+      super(loop, name);
+      this.loop = loop;
+    }
+  }
+
+  /** The running loop whose thread this is, or null on any other thread. */
+  static EventLoop current() {
+    return Thread.currentThread() instanceof LoopThread own && own.loop.running
+        ? own.loop : null;
   }
 
   void start() {
@@ -92,7 +108,11 @@ final class EventLoop implements Executor, Runnable {
       try {
         // Ready keys go straight to their handler: no selected-key set to fill, walk and empty
         // on every wake-up (a HashSet insert and remove per event otherwise).
-        selector.select(this::dispatch, 1000);
+        if (tasks.isEmpty()) {
+          selector.select(this::dispatch, 1000);
+        } else {
+          selector.selectNow(this::dispatch);  // work this loop gave itself (no wake-up sent)
+        }
         wakeupPending.set(false);
         Runnable task;
         while ((task = tasks.poll()) != null) {

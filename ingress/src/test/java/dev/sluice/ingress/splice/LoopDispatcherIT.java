@@ -1,0 +1,87 @@
+package dev.sluice.ingress.splice;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.sluice.core.testing.RawHttp;
+import dev.sluice.ingress.edge.Answer;
+import dev.sluice.ingress.edge.UpstreamFailure;
+import java.io.BufferedInputStream;
+import java.net.InetAddress;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The router's executor against a real splice server: work scheduled from a request's decision
+ * (as the router's mailbox is when the splice asks it) runs on that request's splice thread, and
+ * the decision it completes is acted on there; work from any other thread runs elsewhere.
+ */
+class LoopDispatcherIT {
+
+  private static final SpliceSettings SETTINGS =
+      SpliceSettings.forTests(4096, 64 * 1024, Duration.ofSeconds(1));
+
+  @Test
+  void workScheduledFromASpliceThreadRunsOnItAndOtherWorkElsewhere() throws Exception {
+    ExecutorService elsewhere = Executors.newSingleThreadExecutor(
+        task -> new Thread(task, "elsewhere"));
+    LoopDispatcher.LoopFirst executor = new LoopDispatcher.LoopFirst(elsewhere);
+    CompletableFuture<String> decidedOn = new CompletableFuture<>();
+    CompletableFuture<String> ranOn = new CompletableFuture<>();
+    SpliceDispatcher dispatcher = new SpliceDispatcher() {
+      @Override
+      public Optional<Answer> screen(SpliceRequest head) {
+        return Optional.empty();
+      }
+
+      @Override
+      public CompletionStage<Decision> decide(SpliceRequest request) {
+        decidedOn.complete(Thread.currentThread().getName());
+        CompletableFuture<Decision> decision = new CompletableFuture<>();
+        executor.execute(() -> {
+          ranOn.complete(Thread.currentThread().getName());
+          decision.complete(new Decision.Respond(Answer.text(200, "routed")));
+        });
+        return decision;
+      }
+
+      @Override
+      public CompletionStage<Decision> retry(SpliceRequest request, Decision.Forward refused) {
+        return decide(request);
+      }
+
+      @Override
+      public Answer upstreamFailed(Decision.Forward target, SpliceRequest request,
+          UpstreamFailure failure, String detail) {
+        return Answer.text(502, failure.name());
+      }
+    };
+    try (SpliceServer server = SpliceServer.bind("127.0.0.1", 0, SETTINGS, dispatcher,
+        fatal -> { });
+        Socket socket = new Socket(InetAddress.getLoopbackAddress(),
+            server.localAddress().getPort())) {
+      socket.setSoTimeout(10_000);
+      socket.getOutputStream().write(("POST /v1/completions HTTP/1.1\r\nhost: x\r\n"
+          + "content-length: 2\r\n\r\n{}").getBytes(StandardCharsets.ISO_8859_1));
+      RawHttp.Response response = RawHttp.response(new BufferedInputStream(
+          socket.getInputStream()));
+      assertThat(response.status()).isEqualTo(200);
+      assertThat(response.body()).isEqualTo("routed");
+    }
+    assertThat(decidedOn.get(5, TimeUnit.SECONDS)).startsWith("sluice-splice-");
+    assertThat(ranOn.get(5, TimeUnit.SECONDS)).isEqualTo(decidedOn.get());
+
+    CompletableFuture<String> fromHere = new CompletableFuture<>();
+    executor.execute(() -> fromHere.complete(Thread.currentThread().getName()));
+    assertThat(fromHere.get(5, TimeUnit.SECONDS)).isEqualTo("elsewhere");
+    executor.shutdown();
+    assertThat(executor.awaitTermination(5, TimeUnit.SECONDS)).isTrue();
+  }
+}
