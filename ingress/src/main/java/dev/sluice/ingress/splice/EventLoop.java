@@ -28,6 +28,8 @@ final class EventLoop implements Executor, Runnable {
 
   private static final Logger log = LoggerFactory.getLogger(EventLoop.class);
   private static final long SWEEP_INTERVAL_NANOS = 1_000_000_000L;
+  /** Tasks run between two polls of the selector; the rest run after the next poll. */
+  private static final int TASKS_PER_TURN = 256;
 
   /** Something registered with the selector. */
   interface Handler {
@@ -114,8 +116,10 @@ final class EventLoop implements Executor, Runnable {
           selector.selectNow(this::dispatch);  // work this loop gave itself (no wake-up sent)
         }
         wakeupPending.set(false);
+        // Bounded: a task may queue another (the router's mailbox reschedules itself after a
+        // few messages), and the streams on this loop must not wait for a flood to end.
         Runnable task;
-        while ((task = tasks.poll()) != null) {
+        for (int run = 0; run < TASKS_PER_TURN && (task = tasks.poll()) != null; run++) {
           task.run();
         }
         long now = System.nanoTime();
