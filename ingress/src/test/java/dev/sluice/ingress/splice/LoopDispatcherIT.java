@@ -30,6 +30,25 @@ class LoopDispatcherIT {
   private static final SpliceSettings SETTINGS =
       SpliceSettings.forTests(4096, 64 * 1024, Duration.ofSeconds(1));
 
+  /** A dispatcher that only decides: no screening, a retry decides again. */
+  private abstract static class Deciding implements SpliceDispatcher {
+    @Override
+    public Optional<Answer> screen(SpliceRequest head) {
+      return Optional.empty();
+    }
+
+    @Override
+    public CompletionStage<Decision> retry(SpliceRequest request, Decision.Forward refused) {
+      return decide(request);
+    }
+
+    @Override
+    public Answer upstreamFailed(Decision.Forward target, SpliceRequest request,
+        UpstreamFailure failure, String detail) {
+      return Answer.text(502, failure.name());
+    }
+  }
+
   @Test
   void workScheduledFromASpliceThreadRunsOnItAndOtherWorkElsewhere() throws Exception {
     ExecutorService elsewhere = Executors.newSingleThreadExecutor(
@@ -37,12 +56,7 @@ class LoopDispatcherIT {
     LoopDispatcher.LoopFirst executor = new LoopDispatcher.LoopFirst(elsewhere);
     CompletableFuture<String> decidedOn = new CompletableFuture<>();
     CompletableFuture<String> ranOn = new CompletableFuture<>();
-    SpliceDispatcher dispatcher = new SpliceDispatcher() {
-      @Override
-      public Optional<Answer> screen(SpliceRequest head) {
-        return Optional.empty();
-      }
-
+    SpliceDispatcher dispatcher = new Deciding() {
       @Override
       public CompletionStage<Decision> decide(SpliceRequest request) {
         decidedOn.complete(Thread.currentThread().getName());
@@ -54,16 +68,6 @@ class LoopDispatcherIT {
         return decision;
       }
 
-      @Override
-      public CompletionStage<Decision> retry(SpliceRequest request, Decision.Forward refused) {
-        return decide(request);
-      }
-
-      @Override
-      public Answer upstreamFailed(Decision.Forward target, SpliceRequest request,
-          UpstreamFailure failure, String detail) {
-        return Answer.text(502, failure.name());
-      }
     };
     try (SpliceServer server = SpliceServer.bind("127.0.0.1", 0, SETTINGS, dispatcher,
         fatal -> { });
@@ -112,12 +116,7 @@ class LoopDispatcherIT {
         }
       }
     };
-    SpliceDispatcher dispatcher = new SpliceDispatcher() {
-      @Override
-      public Optional<Answer> screen(SpliceRequest head) {
-        return Optional.empty();
-      }
-
+    SpliceDispatcher dispatcher = new Deciding() {
       @Override
       public CompletionStage<Decision> decide(SpliceRequest request) {
         if (request.path().equals("/flood")) {
@@ -128,16 +127,6 @@ class LoopDispatcherIT {
         return CompletableFuture.completedFuture(new Decision.Respond(Answer.text(200, "ok")));
       }
 
-      @Override
-      public CompletionStage<Decision> retry(SpliceRequest request, Decision.Forward refused) {
-        return decide(request);
-      }
-
-      @Override
-      public Answer upstreamFailed(Decision.Forward target, SpliceRequest request,
-          UpstreamFailure failure, String detail) {
-        return Answer.text(502, failure.name());
-      }
     };
     try (SpliceServer server = SpliceServer.bind("127.0.0.1", 0, oneLoop, dispatcher,
         fatal -> { })) {
