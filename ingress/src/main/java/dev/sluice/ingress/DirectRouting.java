@@ -72,8 +72,7 @@ final class DirectRouting {
     }
     // The router itself when it runs on this node: no proxy hop (and, from a splice thread, its
     // answer comes on that same thread: LoopDispatcher).
-    ActorRef<LLMRouter.Command> target = local.ref().orElse(router);
-    return controlPlane.track(AskPattern.<LLMRouter.Command, RouteResult>ask(target,
+    return controlPlane.track(AskPattern.<LLMRouter.Command, RouteResult>ask(local.or(router),
             replyTo -> new LLMRouter.Route(request, replyTo), routeTimeout, system.scheduler())
             .toCompletableFuture())
         .handleAsync((result, failure) -> {

@@ -1,6 +1,5 @@
 package dev.sluice.router;
 
-import java.util.Optional;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.ActorSystem;
@@ -30,9 +29,13 @@ public final class LocalRouter implements Extension {
     return ID.apply(system);
   }
 
-  /** The router running on this node, if it does. */
-  public Optional<ActorRef<LLMRouter.Command>> ref() {
-    return Optional.ofNullable(running.get());
+  /**
+   * Whom to ask: the router itself while it runs on this node, else {@code proxy} (the
+   * singleton proxy). Every caller on a node asks through this.
+   */
+  public ActorRef<LLMRouter.Command> or(ActorRef<LLMRouter.Command> proxy) {
+    ActorRef<LLMRouter.Command> here = running.get();
+    return here != null ? here : proxy;
   }
 
   void started(ActorRef<LLMRouter.Command> router) {

@@ -71,7 +71,8 @@ public final class RouterClient {
       return CompletableFuture.failedFuture(new RoutingException(
           ServeReason.ROUTER_UNREACHABLE, gap.get()));
     }
-    return controlPlane.track(AskPattern.ask(router, message::apply, within, system.scheduler())
+    return controlPlane.track(AskPattern.ask(LocalRouter.get(system).or(router), message::apply,
+            within, system.scheduler())
             .toCompletableFuture())
         .exceptionallyComposeAsync(failure -> CompletableFuture.failedFuture(new RoutingException(
             ServeReason.ROUTER_UNREACHABLE,

@@ -9,6 +9,7 @@ import dev.sluice.core.http.RequestIds;
 import dev.sluice.core.http.SluiceHeaders;
 import dev.sluice.core.openai.ForwardedBody;
 import dev.sluice.router.LLMRouter;
+import dev.sluice.router.LocalRouter;
 import dev.sluice.router.RouteRequest;
 import dev.sluice.router.RouteResult;
 import dev.sluice.router.RouterSettings;
@@ -138,9 +139,9 @@ public final class RouterHttpEndpoint {
             .thenApply(strict -> strict.getData().toArray());
     return bytes
         .thenCompose(data -> controlPlane.track(AskPattern.<LLMRouter.Command,
-            RouteResult>ask(router, replyTo -> new LLMRouter.Route(new RouteRequest(id,
-                finalSession, body(data, cut),
-                settings.askTimeout().toMillis() * 9 / 10, excluded), replyTo),
+            RouteResult>ask(LocalRouter.get(system).or(router), replyTo -> new LLMRouter.Route(
+                new RouteRequest(id, finalSession, body(data, cut),
+                    settings.askTimeout().toMillis() * 9 / 10, excluded), replyTo),
             settings.askTimeout(), system.scheduler()).toCompletableFuture()))
         .thenApply(this::answer)
         .exceptionally(failure -> json(503, detail("router unreachable: " + failure)));
