@@ -8,6 +8,7 @@ import dev.sluice.ingress.edge.HopByHop;
 import dev.sluice.ingress.edge.UpstreamFailure;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.List;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -33,6 +34,11 @@ final class Exchange {
   /** This is already the second replica tried: a refusal now is answered, not rerouted. */
   private final boolean rerouted;
   private boolean headSent;
+  /**
+   * The client's head, held back while body bytes of the same read follow it: head and first
+   * body bytes then leave in one write (one wake-up of the client, not two).
+   */
+  private byte[] heldHead;
   private boolean ended;
   /** The lease was kept until its TTL (the replica refused): nothing more to release. */
   private boolean leaseSettled;
@@ -78,7 +84,8 @@ final class Exchange {
     client.write(head, 0, head.length);
   }
 
-  void onHead(ResponseFraming framing) {
+  /** @param bodyFollows more bytes of this answer arrived in the same read as its head */
+  void onHead(ResponseFraming framing, boolean bodyFollows) {
     HttpHead head = framing.head();
     bytes = null;
     client.requestReleased();
@@ -96,7 +103,9 @@ final class Exchange {
       client.closeAfterResponse();
     }
     byte[] rendered = clientHead(head, client.closesAfterResponse());
-    if (!client.write(rendered, 0, rendered.length)) {
+    if (bodyFollows && framing.body() != ResponseFraming.Body.NONE) {
+      heldHead = rendered;
+    } else if (!client.write(rendered, 0, rendered.length)) {
       upstream.pause();
     }
   }
@@ -105,7 +114,25 @@ final class Exchange {
     if (client.trace != null) {
       client.trace.body(data, offset, length);
     }
-    return client.write(data, offset, length);
+    byte[] head = heldHead;
+    if (head == null) {
+      return client.write(data, offset, length);
+    }
+    heldHead = null;
+    byte[] both = Arrays.copyOf(head, head.length + length);
+    System.arraycopy(data, offset, both, head.length, length);
+    return client.write(both, 0, both.length);
+  }
+
+  /** The upstream read is handled: a head still held (no body byte came with it) goes now. */
+  void endOfRead() {
+    byte[] head = heldHead;
+    if (head != null) {
+      heldHead = null;
+      if (!client.write(head, 0, head.length) && !ended && upstream != null) {
+        upstream.pause();
+      }
+    }
   }
 
   void onComplete() {
@@ -113,6 +140,7 @@ final class Exchange {
       return;
     }
     ended = true;
+    endOfRead();
     releaseLease();
     client.forwardDone();
   }

@@ -140,6 +140,9 @@ final class UpstreamConnection implements EventLoop.Handler {
       anyByte = true;
       moved = true;
       process(loop.readBuffer.array(), read);
+      if (exchange != null) {
+        exchange.endOfRead();
+      }
     }
   }
 
@@ -158,7 +161,7 @@ final class UpstreamConnection implements EventLoop.Handler {
             framing.reset();
             continue;
           }
-          exchange.onHead(framing);
+          exchange.onHead(framing, position < length);
           if (state == State.CLOSED) {
             return;
           }
