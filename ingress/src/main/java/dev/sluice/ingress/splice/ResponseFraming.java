@@ -51,11 +51,13 @@ final class ResponseFraming {
    * (all of them while the head is incomplete).
    */
   int acceptHead(byte[] bytes, int offset, int length) throws MalformedHttpException {
-    if (headLength + length > headBytes.length) {
-      int wanted = Math.min(Math.max(headBytes.length * 2, headLength + length), maxHeadBytes);
+    // Only the head's own bytes are kept: the body that came with it is not copied here.
+    int part = headPart(bytes, offset, length);
+    if (headLength + part > headBytes.length) {
+      int wanted = Math.min(Math.max(headBytes.length * 2, headLength + part), maxHeadBytes);
       headBytes = Arrays.copyOf(headBytes, wanted);
     }
-    int taken = Math.min(length, headBytes.length - headLength);
+    int taken = Math.min(part, headBytes.length - headLength);
     System.arraycopy(bytes, offset, headBytes, headLength, taken);
     headLength += taken;
     int end = HttpHead.end(headBytes, scanned, headLength);
@@ -93,6 +95,35 @@ final class ResponseFraming {
       body = Body.UNTIL_CLOSE;
     }
     return taken - (headLength - end);
+  }
+
+  /**
+   * How many of {@code bytes[offset, offset + length)} belong to the head: up to and including
+   * the first CRLF CRLF (counting the bytes kept from earlier reads), or all of them. Only a
+   * candidate: {@link HttpHead#end} checks the kept bytes strictly.
+   */
+  private int headPart(byte[] bytes, int offset, int length) {
+    for (int i = 0; i < length; i++) {
+      if (bytes[offset + i] == '\n' && at(bytes, offset, i - 1) == '\r'
+          && at(bytes, offset, i - 2) == '\n' && at(bytes, offset, i - 3) == '\r') {
+        return i + 1;
+      }
+    }
+    return length;
+  }
+
+  /** Byte {@code i} of the new bytes; a negative {@code i} reaches back into the kept head. */
+  private int at(byte[] bytes, int offset, int i) {
+    if (i >= 0) {
+      return bytes[offset + i];
+    }
+    int kept = headLength + i;
+    return kept >= 0 ? headBytes[kept] : -1;
+  }
+
+  /** How much the head buffer holds now (tests: a body is never copied into it). */
+  int headCapacity() {
+    return headBytes.length;
   }
 
   /** The head as received (status line, fields, blank line). */

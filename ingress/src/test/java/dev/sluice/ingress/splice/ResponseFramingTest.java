@@ -34,6 +34,34 @@ class ResponseFramingTest {
   }
 
   @Test
+  void aBodyThatCameWithTheHeadIsNotCopiedWithIt() throws Exception {
+    ResponseFraming framing = new ResponseFraming(64 * 1024);
+    String head = "HTTP/1.1 200 OK\r\nContent-Length: 40000\r\n\r\n";
+    byte[] read = bytes(head + "x".repeat(40_000));
+
+    assertThat(framing.acceptHead(read, 0, read.length)).isEqualTo(head.length());
+    assertThat(framing.body()).isEqualTo(ResponseFraming.Body.LENGTH);
+    assertThat(framing.headCapacity()).isLessThanOrEqualTo(512);
+    assertThat(framing.acceptBody(read, head.length(), 40_000)).isEqualTo(40_000);
+    assertThat(framing.bodyDone()).isTrue();
+  }
+
+  @Test
+  void aHeadWhoseBlankLineIsSplitAcrossReadsEndsWhereItShould() throws Exception {
+    for (int cut = 1; cut <= 4; cut++) {
+      ResponseFraming framing = new ResponseFraming(4096);
+      String head = "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n";
+      byte[] first = bytes(head.substring(0, head.length() - cut));
+      byte[] second = bytes(head.substring(head.length() - cut) + "hi");
+
+      assertThat(framing.acceptHead(first, 0, first.length)).isEqualTo(first.length);
+      assertThat(framing.headComplete()).as("cut %d", cut).isFalse();
+      assertThat(framing.acceptHead(second, 0, second.length)).as("cut %d", cut).isEqualTo(cut);
+      assertThat(new String(framing.rawHead(), StandardCharsets.ISO_8859_1)).isEqualTo(head);
+    }
+  }
+
+  @Test
   void chunkedWinsOverContentLengthAndNoLengthMeansUntilClose() throws Exception {
     ResponseFraming chunked = new ResponseFraming(4096);
     byte[] head = bytes("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n");
