@@ -53,6 +53,30 @@ final class ChunkedScanner {
     return state == State.DONE;
   }
 
+  /** At a chunk boundary: nothing of a size line, its data or its CRLF is pending. */
+  boolean atBoundary() {
+    return state == State.SIZE && digits == 0;
+  }
+
+  /** The last chunk's size line has been read: what follows is the trailer section. */
+  boolean inTrailer() {
+    return state == State.TRAILER || state == State.TRAILER_LINE
+        || state == State.TRAILER_LF || state == State.LAST_LF || state == State.DONE;
+  }
+
+  /**
+   * Like {@link #scan}, but stops where the trailer section begins (just after the last
+   * chunk's size line); returns how many bytes it consumed.
+   */
+  int scanToTrailer(byte[] bytes, int offset, int length) throws MalformedHttpException {
+    int i = offset;
+    int end = offset + length;
+    while (i < end && !inTrailer()) {
+      i += scan(bytes, i, state == State.DATA ? (int) Math.min(size, end - i) : 1);
+    }
+    return i - offset;
+  }
+
   /**
    * Consumes {@code bytes[offset, offset + length)} up to the end of the body; returns how many
    * bytes belong to the body (less than {@code length} only when the body ended inside).

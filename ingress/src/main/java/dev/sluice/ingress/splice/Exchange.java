@@ -39,6 +39,8 @@ final class Exchange {
    * body bytes then leave in one write (one wake-up of the client, not two).
    */
   private byte[] heldHead;
+  /** Chunks read together leave as one (a chunked answer only). */
+  private Rechunker rechunker;
   private boolean ended;
   /** The lease was kept until its TTL (the replica refused): nothing more to release. */
   private boolean leaseSettled;
@@ -102,6 +104,7 @@ final class Exchange {
     if (framing.body() == ResponseFraming.Body.UNTIL_CLOSE) {
       client.closeAfterResponse();
     }
+    rechunker = framing.body() == ResponseFraming.Body.CHUNKED ? new Rechunker() : null;
     byte[] rendered = clientHead(head, client.closesAfterResponse());
     if (bodyFollows && framing.body() != ResponseFraming.Body.NONE) {
       heldHead = rendered;
@@ -114,9 +117,20 @@ final class Exchange {
     if (client.trace != null) {
       client.trace.body(data, offset, length);
     }
+    if (rechunker != null) {
+      Rechunker.Output out;
+      try {
+        out = rechunker.rechunk(data, offset, length);
+      } catch (MalformedHttpException e) {  // passed the framing's scanner: cannot happen
+        throw new IllegalStateException("re-chunking refused a validated body", e);
+      }
+      data = out.bytes();
+      offset = out.offset();
+      length = out.length();
+    }
     byte[] head = heldHead;
     if (head == null) {
-      return client.write(data, offset, length);
+      return length == 0 || client.write(data, offset, length);
     }
     heldHead = null;
     byte[] both = Arrays.copyOf(head, head.length + length);

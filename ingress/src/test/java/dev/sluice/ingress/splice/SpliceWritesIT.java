@@ -27,8 +27,9 @@ import org.junit.jupiter.api.Test;
 
 /**
  * How the splice writes an answer to its client, seen as TCP segments on the client's socket
- * ({@code ss}'s {@code data_segs_in}): a head that came with body bytes leaves with them in one
- * write, and a head that came alone leaves at once.
+ * ({@code ss}'s {@code data_segs_in}) and as chunks: a head that came with body bytes leaves
+ * with them in one write, a head that came alone leaves at once, and chunks read together leave
+ * as one.
  */
 class SpliceWritesIT {
 
@@ -115,6 +116,23 @@ class SpliceWritesIT {
       assertThat(readUntil(in, "\r\n\r\n")).startsWith("HTTP/1.1 200 OK");
       rest.countDown();
       assertThat(readUntil(in, "0\r\n\r\n")).contains("data: [DONE]");
+    }
+  }
+
+  @Test
+  void chunksThatArriveTogetherReachTheClientAsOneChunk() throws Exception {
+    upstream.script = (request, headers, out, socket) -> {
+      byte[] tokens = concat(concat(chunk("data: a\n\n"), chunk("data: b\n\n")),
+          chunk("data: c\n\n"));
+      out.write(concat(concat(ascii(HEAD), tokens), ascii("0\r\n\r\n")));
+      out.flush();
+      return true;
+    };
+    try (Socket client = client()) {
+      String answer = readUntil(client.getInputStream(), "0\r\n\r\n");
+
+      assertThat(answer.substring(answer.indexOf("\r\n\r\n") + 4))
+          .isEqualTo("1b\r\ndata: a\n\ndata: b\n\ndata: c\n\n\r\n0\r\n\r\n");
     }
   }
 

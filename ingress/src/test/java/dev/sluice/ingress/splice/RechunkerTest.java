@@ -1,0 +1,106 @@
+package dev.sluice.ingress.splice;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.ByteArrayOutputStream;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import org.junit.jupiter.api.Test;
+
+/** Chunks read together leave as one; what the client decodes is what the replica sent. */
+class RechunkerTest {
+
+  private static byte[] ascii(String text) {
+    return text.getBytes(StandardCharsets.ISO_8859_1);
+  }
+
+  private static String text(Rechunker.Output out) {
+    return new String(out.bytes(), out.offset(), out.length(), StandardCharsets.ISO_8859_1);
+  }
+
+  @Test
+  void chunksReadTogetherLeaveAsOneChunk() throws Exception {
+    byte[] read = ascii("5\r\nhello\r\n1;ext=1\r\n \r\n5\r\nworld\r\n0\r\n\r\n");
+
+    Rechunker.Output out = new Rechunker().rechunk(read, 0, read.length);
+
+    assertThat(text(out)).isEqualTo("b\r\nhello world\r\n0\r\n\r\n");
+  }
+
+  @Test
+  void aReadThatIsOneWholeChunkPassesUncopied() throws Exception {
+    Rechunker rechunker = new Rechunker();
+    byte[] first = ascii("xx6\r\ntoken1\r\n");
+    byte[] last = ascii("0\r\nx-trailer: yes\r\n\r\n");
+
+    Rechunker.Output out = rechunker.rechunk(first, 2, first.length - 2);
+    Rechunker.Output end = rechunker.rechunk(last, 0, last.length);
+
+    assertThat(out.bytes()).isSameAs(first);
+    assertThat(out.offset()).isEqualTo(2);
+    assertThat(text(out)).isEqualTo("6\r\ntoken1\r\n");
+    assertThat(end.bytes()).isSameAs(last);
+  }
+
+  @Test
+  void trailersPassAfterALastChunkOfOurs() throws Exception {
+    byte[] read = ascii("2\r\nab\r\n2\r\ncd\r\n0\r\nx-checksum: 1\r\n\r\n");
+
+    Rechunker.Output out = new Rechunker().rechunk(read, 0, read.length);
+
+    assertThat(text(out)).isEqualTo("4\r\nabcd\r\n0\r\nx-checksum: 1\r\n\r\n");
+  }
+
+  /** Any cut of the replica's bytes into reads: the client decodes the same data and trailer. */
+  @Test
+  void everyWayOfSplittingTheReadsDecodesToTheSameBody() throws Exception {
+    Random random = new Random(7);
+    for (int trial = 0; trial < 500; trial++) {
+      StringBuilder data = new StringBuilder();
+      StringBuilder wire = new StringBuilder();
+      int chunks = 1 + random.nextInt(12);
+      for (int i = 0; i < chunks; i++) {
+        String piece = "data: " + "x".repeat(random.nextInt(40)) + i + "\n\n";
+        data.append(piece);
+        wire.append(Integer.toHexString(piece.length()))
+            .append(random.nextBoolean() ? ";e=" + i : "").append("\r\n").append(piece)
+            .append("\r\n");
+      }
+      String trailer = random.nextBoolean() ? "x-t: " + trial + "\r\n" : "";
+      wire.append("0\r\n").append(trailer).append("\r\n");
+      byte[] bytes = ascii(wire.toString());
+
+      Rechunker rechunker = new Rechunker();
+      ByteArrayOutputStream sent = new ByteArrayOutputStream();
+      int at = 0;
+      while (at < bytes.length) {
+        int length = Math.min(bytes.length - at, 1 + random.nextInt(60));
+        Rechunker.Output out = rechunker.rechunk(bytes, at, length);
+        sent.write(out.bytes(), out.offset(), out.length());
+        at += length;
+      }
+
+      List<String> decoded = decode(sent.toByteArray());
+      assertThat(decoded.get(0)).as("trial %d: %s", trial, wire).isEqualTo(data.toString());
+      assertThat(decoded.get(1)).as("trial %d", trial).isEqualTo(trailer);
+    }
+  }
+
+  /** Data and trailer section of a chunked body, checked strictly by the splice's scanner. */
+  private static List<String> decode(byte[] body) throws Exception {
+    ByteArrayOutputStream data = new ByteArrayOutputStream();
+    ChunkedScanner scanner = new ChunkedScanner((bytes, offset, length) ->
+        data.write(bytes, offset, length));
+    int used = scanner.scanToTrailer(body, 0, body.length);
+    int rest = body.length - used;
+    assertThat(scanner.scan(body, used, rest)).isEqualTo(rest);
+    assertThat(scanner.done()).isTrue();
+    String trailer = new String(body, used, rest - 2, StandardCharsets.ISO_8859_1);
+    List<String> parts = new ArrayList<>();
+    parts.add(data.toString(StandardCharsets.ISO_8859_1));
+    parts.add(trailer);
+    return parts;
+  }
+}
