@@ -10,7 +10,8 @@
 #             is on the PATH (HAPROXY=off leaves it out): what any proxy in between costs here.
 # Goals: direct's TTFT p50 within 0.5 ms of the limit's, its tokens/s within 5 %.
 # Usage: docs/bench/engine-path.sh [jar]   (env: ITLS="0 20" CONCURRENCY=1,64 REQUESTS=2000
-#        JIT_WARM=4000 (unmeasured requests per target at concurrency 128 before the rounds)
+#        JIT_WARM=4000 and JIT_WARM_ONE=8000 (unmeasured requests per target at concurrency 128,
+#        then 1, before the rounds)
 #        TOKENS=64 WARMUP=200 ROUNDS=4 OUT=docs/bench; at itl 20 a request takes TOKENS x 20 ms,
 #        so give that run fewer REQUESTS and TOKENS)
 set -euo pipefail
@@ -80,11 +81,16 @@ YAML
   fi
   # The JIT: a few thousand requests at high concurrency first, so that the rounds measure
   # compiled code (the engine and the node are both JVMs); JIT_WARM=0 skips it.
+  # One stream takes other branches than many (the router's mailbox sees one message at a
+  # time, say), and the JIT needs ~10,000 of them to settle: JIT_WARM_ONE more at concurrency 1.
   for url in ${targets//,/ }; do
     [ "${JIT_WARM:-4000}" -gt 0 ] || break
-    echo "warming $url up (${JIT_WARM:-4000} requests, unmeasured) ..." >&2
+    echo "warming $url up (${JIT_WARM:-4000} requests at c=128, ${JIT_WARM_ONE:-8000} at c=1;" \
+      "unmeasured) ..." >&2
     "$java_bin" -jar "$jar" bench --url "$url" --concurrency 128 --requests "${JIT_WARM:-4000}" \
       --max-tokens "$tokens" --warmup 0 --duration 120s > /dev/null 2>&1 || true
+    "$java_bin" -jar "$jar" bench --url "$url" --concurrency 1 --requests "${JIT_WARM_ONE:-8000}" \
+      --max-tokens "$tokens" --warmup 0 --duration 60s > /dev/null 2>&1 || true
   done
   "$java_bin" -jar "$jar" bench compare \
     --targets "$targets" "${fourth[@]}" \
