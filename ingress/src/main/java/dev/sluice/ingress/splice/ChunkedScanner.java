@@ -39,6 +39,11 @@ final class ChunkedScanner {
     this(null, true);
   }
 
+  /** A scanner of a response body whose data goes to {@code sink} (re-chunking). */
+  static ChunkedScanner ofResponse(DataSink sink) {
+    return new ChunkedScanner(sink, true);
+  }
+
   /** A scanner of a request body, whose data goes to {@code sink}. */
   ChunkedScanner(DataSink sink) {
     this(sink, false);

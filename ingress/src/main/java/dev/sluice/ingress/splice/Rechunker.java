@@ -20,7 +20,7 @@ final class Rechunker {
   private static final byte[] CRLF = {'\r', '\n'};
   private static final byte[] LAST_CHUNK = {'0', '\r', '\n'};
 
-  private final ChunkedScanner scanner = new ChunkedScanner(this::data);
+  private final ChunkedScanner scanner = ChunkedScanner.ofResponse(this::data);
   private int[] spans = new int[8];
   private int count;
   private int total;

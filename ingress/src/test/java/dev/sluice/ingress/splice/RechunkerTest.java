@@ -91,7 +91,7 @@ class RechunkerTest {
   /** Data and trailer section of a chunked body, checked strictly by the splice's scanner. */
   private static List<String> decode(byte[] body) throws Exception {
     ByteArrayOutputStream data = new ByteArrayOutputStream();
-    ChunkedScanner scanner = new ChunkedScanner((bytes, offset, length) ->
+    ChunkedScanner scanner = ChunkedScanner.ofResponse((bytes, offset, length) ->
         data.write(bytes, offset, length));
     int used = scanner.scanToTrailer(body, 0, body.length);
     int rest = body.length - used;
