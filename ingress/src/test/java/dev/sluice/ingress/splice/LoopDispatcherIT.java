@@ -4,13 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sluice.core.testing.RawHttp;
 import dev.sluice.ingress.edge.Answer;
-import dev.sluice.ingress.edge.UpstreamFailure;
 import java.io.BufferedInputStream;
 import java.net.InetAddress;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutorService;
@@ -30,25 +28,6 @@ class LoopDispatcherIT {
   private static final SpliceSettings SETTINGS =
       SpliceSettings.forTests(4096, 64 * 1024, Duration.ofSeconds(1));
 
-  /** A dispatcher that only decides: no screening, a retry decides again. */
-  private abstract static class Deciding implements SpliceDispatcher {
-    @Override
-    public Optional<Answer> screen(SpliceRequest head) {
-      return Optional.empty();
-    }
-
-    @Override
-    public CompletionStage<Decision> retry(SpliceRequest request, Decision.Forward refused) {
-      return decide(request);
-    }
-
-    @Override
-    public Answer upstreamFailed(Decision.Forward target, SpliceRequest request,
-        UpstreamFailure failure, String detail) {
-      return Answer.text(502, failure.name());
-    }
-  }
-
   @Test
   void workScheduledFromASpliceThreadRunsOnItAndOtherWorkElsewhere() throws Exception {
     ExecutorService elsewhere = Executors.newSingleThreadExecutor(
@@ -56,7 +35,7 @@ class LoopDispatcherIT {
     LoopDispatcher.LoopFirst executor = new LoopDispatcher.LoopFirst(elsewhere);
     CompletableFuture<String> decidedOn = new CompletableFuture<>();
     CompletableFuture<String> ranOn = new CompletableFuture<>();
-    SpliceDispatcher dispatcher = new Deciding() {
+    SpliceDispatcher dispatcher = new DecidingDispatcher() {
       @Override
       public CompletionStage<Decision> decide(SpliceRequest request) {
         decidedOn.complete(Thread.currentThread().getName());
@@ -116,7 +95,7 @@ class LoopDispatcherIT {
         }
       }
     };
-    SpliceDispatcher dispatcher = new Deciding() {
+    SpliceDispatcher dispatcher = new DecidingDispatcher() {
       @Override
       public CompletionStage<Decision> decide(SpliceRequest request) {
         if (request.path().equals("/flood")) {

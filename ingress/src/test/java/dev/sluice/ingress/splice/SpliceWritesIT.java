@@ -4,8 +4,6 @@ import static dev.sluice.ingress.splice.ScriptedUpstream.ascii;
 import static dev.sluice.ingress.splice.ScriptedUpstream.chunk;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.sluice.ingress.edge.Answer;
-import dev.sluice.ingress.edge.UpstreamFailure;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -14,7 +12,6 @@ import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
-import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.CountDownLatch;
@@ -45,27 +42,11 @@ class SpliceWritesIT {
   @BeforeEach
   void start() throws IOException {
     upstream = new ScriptedUpstream();
-    SpliceDispatcher dispatcher = new SpliceDispatcher() {
-      @Override
-      public Optional<Answer> screen(SpliceRequest head) {
-        return Optional.empty();
-      }
-
+    SpliceDispatcher dispatcher = new DecidingDispatcher() {
       @Override
       public CompletionStage<Decision> decide(SpliceRequest request) {
         return CompletableFuture.completedFuture(new Decision.Forward("127.0.0.1",
             upstream.port(), "replica-1", List.of(), Decision.Lease.NONE));
-      }
-
-      @Override
-      public CompletionStage<Decision> retry(SpliceRequest request, Decision.Forward refused) {
-        return decide(request);
-      }
-
-      @Override
-      public Answer upstreamFailed(Decision.Forward target, SpliceRequest request,
-          UpstreamFailure failure, String detail) {
-        return Answer.text(502, failure.name());
       }
     };
     server = SpliceServer.bind("127.0.0.1", 0, SETTINGS, dispatcher, fatal -> { });
@@ -80,14 +61,7 @@ class SpliceWritesIT {
 
   @Test
   void aHeadThatCameWithBodyBytesLeavesWithThemInOneWrite() throws Exception {
-    upstream.script = (request, headers, out, socket) -> {
-      out.write(concat(ascii(HEAD), chunk("data: first\n\n")));  // one write, one segment
-      out.flush();
-      awaitRest();
-      out.write(concat(chunk("data: [DONE]\n\n"), ascii("0\r\n\r\n")));
-      out.flush();
-      return true;
-    };
+    answerInTwoWrites(concat(ascii(HEAD), chunk("data: first\n\n")));  // one segment
     try (Socket client = client()) {
       InputStream in = client.getInputStream();
       String seen = readUntil(in, "data: first\n\n\r\n");
@@ -102,14 +76,7 @@ class SpliceWritesIT {
 
   @Test
   void aHeadThatCameAloneIsNotHeldForTheBody() throws Exception {
-    upstream.script = (request, headers, out, socket) -> {
-      out.write(ascii(HEAD));
-      out.flush();
-      awaitRest();
-      out.write(concat(chunk("data: [DONE]\n\n"), ascii("0\r\n\r\n")));
-      out.flush();
-      return true;
-    };
+    answerInTwoWrites(ascii(HEAD));
     try (Socket client = client()) {
       InputStream in = client.getInputStream();
 
@@ -143,6 +110,18 @@ class SpliceWritesIT {
     socket.getOutputStream().write(ascii("POST /v1/completions HTTP/1.1\r\nhost: x\r\n"
         + "content-length: " + body.length() + "\r\n\r\n" + body));
     return socket;
+  }
+
+  /** The replica writes {@code first}, then the rest of an SSE answer once the test says so. */
+  private void answerInTwoWrites(byte[] first) {
+    upstream.script = (request, headers, out, socket) -> {
+      out.write(first);
+      out.flush();
+      awaitRest();
+      out.write(concat(chunk("data: [DONE]\n\n"), ascii("0\r\n\r\n")));
+      out.flush();
+      return true;
+    };
   }
 
   private void awaitRest() throws IOException {
