@@ -43,7 +43,7 @@ class SpliceEdgeIT {
   private ScriptedUpstream upstream;
   private SpliceServer server;
 
-  private final SpliceDispatcher dispatcher = new SpliceDispatcher() {
+  private final SpliceDispatcher dispatcher = new DecidingDispatcher() {
     @Override
     public Optional<Answer> screen(SpliceRequest head) {
       return head.header("authorization") != null
@@ -59,11 +59,6 @@ class SpliceEdgeIT {
       leases.add(lease);
       return CompletableFuture.completedFuture(new Decision.Forward(upstreamHost.get(),
           upstream.port(), "replica-1", List.of(), lease));
-    }
-
-    @Override
-    public CompletionStage<Decision> retry(SpliceRequest request, Decision.Forward refused) {
-      return decide(request);
     }
 
     @Override
