@@ -10,8 +10,13 @@ import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The one place metrics are registered. Names get the {@code sluice_} prefix; asking twice for
- * the same name returns the same metric (several routers or replicas in one JVM share them, told
- * apart by labels), and asking for a name with another type or labels is an error.
+ * the same name (with or without the prefix) returns the same metric (several routers or
+ * replicas in one JVM share them, told apart by labels), and asking for a name with another type
+ * or labels is an error.
+ *
+ * <p>No metric samples exemplars: Sluice's requests carry no trace to point at, and sampling
+ * costs every observation a rate-limit check and every busy series a timer task ten times a
+ * second (the client library's scheduler thread, waking even on an idle node).
  */
 public final class SluiceMetrics {
 
@@ -42,24 +47,24 @@ public final class SluiceMetrics {
 
   public Counter counter(String name, String help, String... labelNames) {
     return get(name, "counter", labelNames, () -> Counter.builder().name(prefixed(name)).help(help)
-        .labelNames(labelNames).register(registry));
+        .labelNames(labelNames).withoutExemplars().register(registry));
   }
 
   public Gauge gauge(String name, String help, String... labelNames) {
     return get(name, "gauge", labelNames, () -> Gauge.builder().name(prefixed(name)).help(help)
-        .labelNames(labelNames).register(registry));
+        .labelNames(labelNames).withoutExemplars().register(registry));
   }
 
   public Histogram histogram(String name, String help, double[] buckets, String... labelNames) {
     return get(name, "histogram", labelNames, () -> Histogram.builder().name(prefixed(name))
         .help(help).classicOnly().classicUpperBounds(buckets).labelNames(labelNames)
-        .register(registry));
+        .withoutExemplars().register(registry));
   }
 
   private <T> T get(String name, String kind, String[] labelNames,
       java.util.function.Supplier<T> create) {
     String labels = String.join(",", labelNames);
-    Registered registered = metrics.computeIfAbsent(name,
+    Registered registered = metrics.computeIfAbsent(prefixed(name),
         n -> new Registered(create.get(), kind, labels));
     if (!registered.kind().equals(kind) || !registered.labels().equals(labels)) {
       throw new IllegalArgumentException("metric " + name + " already registered as "
