@@ -18,9 +18,11 @@ import org.slf4j.LoggerFactory;
  * text or one JSON object. The request's thread only puts an immutable {@link Entry} into a
  * bounded lock-free queue (no wake-up, no lock: one CAS); a daemon thread wakes every
  * {@link #WAKE_MILLIS} ms, formats and writes what has queued up, so a slow log never slows a
- * selector thread and a busy ingress pays no thread hand-off per request. When the queue is full
- * the entry is dropped and counted ({@code sluice_ingress_request_log_dropped_total}), never
- * waited for.
+ * selector thread and a busy ingress pays no thread hand-off per request. After
+ * {@link #IDLE_WAKES} wake-ups that found nothing it sleeps until the next entry wakes it (one
+ * hand-off, then polling again), so an idle node does not wake twenty times a second for it.
+ * When the queue is full the entry is dropped and counted
+ * ({@code sluice_ingress_request_log_dropped_total}), never waited for.
  */
 public final class RequestLog implements AutoCloseable {
 
@@ -36,6 +38,8 @@ public final class RequestLog implements AutoCloseable {
 
   /** How long the writer sleeps when the queue is empty: a line is written within this. */
   static final long WAKE_MILLIS = 50;
+  /** Empty wake-ups in a row (a second's worth) after which the writer sleeps until woken. */
+  static final int IDLE_WAKES = 20;
 
   private final boolean json;
   private final int capacity;
@@ -44,6 +48,8 @@ public final class RequestLog implements AutoCloseable {
   private final Runnable onDrop;
   private final Thread writer;
   private volatile boolean running = true;
+  /** The writer sleeps until an entry comes: the one who queues it wakes the writer. */
+  private volatile boolean asleep;
 
   RequestLog(boolean json, int capacity, Runnable onDrop) {
     this.json = json;
@@ -66,13 +72,30 @@ public final class RequestLog implements AutoCloseable {
       return;
     }
     queue.add(entry);
+    if (asleep) {
+      asleep = false;
+      LockSupport.unpark(writer);
+    }
+  }
+
+  /** Whether the writer sleeps until the next entry (tests). */
+  boolean asleep() {
+    return asleep;
+  }
+
+  /** Whether the writer thread is still running (tests). */
+  boolean writerAlive() {
+    return writer.isAlive();
   }
 
   private void drain() {
+    int emptyWakes = 0;
     while (true) {
       boolean stopping = !running;
       Entry entry;
+      boolean wrote = false;
       while ((entry = queue.poll()) != null) {
+        wrote = true;
         queued.decrementAndGet();
         try {
           log.info(json ? json(entry) : text(entry));
@@ -83,7 +106,19 @@ public final class RequestLog implements AutoCloseable {
       if (stopping) {
         return;
       }
-      LockSupport.parkNanos(this, TimeUnit.MILLISECONDS.toNanos(WAKE_MILLIS));
+      emptyWakes = wrote ? 0 : emptyWakes + 1;
+      if (emptyWakes < IDLE_WAKES) {
+        LockSupport.parkNanos(this, TimeUnit.MILLISECONDS.toNanos(WAKE_MILLIS));
+        continue;
+      }
+      // Announce the sleep, then look once more: an entry queued before the announcement was
+      // seen by nobody's wake-up, one queued after it wakes this thread.
+      asleep = true;
+      if (queue.isEmpty() && running) {
+        LockSupport.park(this);
+      }
+      asleep = false;
+      emptyWakes = 0;
     }
   }
 
