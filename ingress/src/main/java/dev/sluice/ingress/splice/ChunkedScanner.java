@@ -77,7 +77,11 @@ final class ChunkedScanner {
     int i = offset;
     int end = offset + length;
     while (i < end && !inTrailer()) {
-      i += scan(bytes, i, state == State.DATA ? (int) Math.min(size, end - i) : 1);
+      int line = whole(bytes, i, end);
+      if (line == 0) {
+        line = scan(bytes, i, state == State.DATA ? (int) Math.min(size, end - i) : 1);
+      }
+      i += line;
     }
     return i - offset;
   }
@@ -102,9 +106,45 @@ final class ChunkedScanner {
         }
         continue;
       }
+      int line = whole(bytes, i, end);
+      if (line > 0) {
+        i += line;
+        continue;
+      }
       step(bytes[i++]);
     }
     return i - offset;
+  }
+
+  /**
+   * The common case taken whole: at a chunk's start, a size line of hex digits and its CRLF; after
+   * a chunk's data, its CRLF. Returns how many bytes it took (their state change made), or 0 when
+   * the bytes are anything else or cut short: the byte-by-byte path then decides, with the same
+   * outcome (a size line with an extension, whitespace or too many digits goes that way too).
+   */
+  private int whole(byte[] bytes, int from, int end) {
+    if (state == State.DATA_CR) {
+      if (from + 1 < end && bytes[from] == '\r' && bytes[from + 1] == '\n') {
+        state = State.SIZE;
+        return 2;
+      }
+      return 0;
+    }
+    if (state != State.SIZE || digits != 0) {
+      return 0;
+    }
+    int i = from;
+    int limit = Math.min(end, from + MAX_DIGITS);
+    long value = 0;
+    for (int digit; i < limit && (digit = hex(bytes[i])) >= 0; i++) {
+      value = value * 16 + digit;
+    }
+    if (i == from || i + 1 >= end || bytes[i] != '\r' || bytes[i + 1] != '\n') {
+      return 0;
+    }
+    size = value;
+    state = value == 0 ? State.TRAILER : State.DATA;
+    return i + 2 - from;
   }
 
   private void step(byte b) throws MalformedHttpException {
