@@ -2,39 +2,19 @@ package dev.sluice.ingress.observe;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import ch.qos.logback.classic.Level;
-import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
-import ch.qos.logback.core.read.ListAppender;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.typesafe.config.ConfigFactory;
 import dev.sluice.core.metrics.SluiceMetrics;
 import java.nio.charset.StandardCharsets;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.slf4j.LoggerFactory;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 class IngressObserverTest {
 
-  private final Logger requests = (Logger) LoggerFactory.getLogger(RequestLog.LOGGER);
-  private final ListAppender<ILoggingEvent> lines = new ListAppender<>();
-  private Level before;
-
-  @BeforeEach
-  void listen() {
-    before = requests.getLevel();
-    requests.setLevel(Level.INFO);
-    lines.start();
-    requests.addAppender(lines);
-  }
-
-  @AfterEach
-  void stop() {
-    requests.detachAppender(lines);
-    requests.setLevel(before);
-  }
+  @RegisterExtension
+  final RequestLogLines lines = new RequestLogLines();
 
   private static IngressObserver observer(String format) {
     return IngressObserver.fromConfig(ConfigFactory.parseString(
@@ -67,8 +47,8 @@ class IngressObserverTest {
     observer.ended(trace, RequestTrace.Outcome.COMPLETED);
     observer.ended(trace, RequestTrace.Outcome.ABORTED);  // counted and logged once
     observer.close();
-    assertThat(lines.list).hasSize(1);
-    ILoggingEvent line = lines.list.get(0);
+    assertThat(lines.list()).hasSize(1);
+    ILoggingEvent line = lines.list().get(0);
     assertThat(line.getThreadName()).isEqualTo("sluice-request-log");
     JsonNode json = new ObjectMapper().readTree(line.getFormattedMessage());
     assertThat(json.get("request_id").asText()).isEqualTo("req-42");
@@ -96,21 +76,21 @@ class IngressObserverTest {
     observer.close();
     assertThat(count("/v1/completions", "503", "no_replicas")).isEqualTo(before + 1);
     assertThat(count("/v1/completions", "200", "none")).isEqualTo(ok);
-    assertThat(lines.list).singleElement().satisfies(line -> assertThat(
+    assertThat(lines.list()).singleElement().satisfies(line -> assertThat(
         line.getFormattedMessage()).contains("request_id=req-7", "status=503",
             "reason=no_replicas", "replica=-", "ttft_ms=-"));
   }
 
   @Test
   void aSilencedLoggerGetsNothingQueued() {
-    requests.setLevel(Level.OFF);
+    lines.silence();
     IngressObserver observer = observer("text");
     assertThat(observer.logging()).isFalse();
     RequestTrace trace = observer.begin("req-8", "/v1/models");
     observer.head(trace, 200, null, false);
     observer.ended(trace, RequestTrace.Outcome.COMPLETED);
     observer.close();
-    assertThat(lines.list).isEmpty();
+    assertThat(lines.list()).isEmpty();
   }
 
   @Test

@@ -2,38 +2,18 @@ package dev.sluice.ingress.observe;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import ch.qos.logback.classic.Level;
-import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
-import ch.qos.logback.core.read.ListAppender;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.slf4j.LoggerFactory;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 class RequestLogTest {
 
-  private final Logger requests = (Logger) LoggerFactory.getLogger(RequestLog.LOGGER);
-  private final ListAppender<ILoggingEvent> lines = new ListAppender<>();
-  private Level before;
-
-  @BeforeEach
-  void listen() {
-    before = requests.getLevel();
-    requests.setLevel(Level.INFO);
-    lines.start();
-    requests.addAppender(lines);
-  }
-
-  @AfterEach
-  void stop() {
-    requests.detachAppender(lines);
-    requests.setLevel(before);
-  }
+  @RegisterExtension
+  final RequestLogLines lines = new RequestLogLines();
 
   private static RequestLog.Entry entry(String id) {
     return new RequestLog.Entry(id, "direct", "/v1/completions", "r1", 200, null, "completed",
@@ -41,9 +21,7 @@ class RequestLogTest {
   }
 
   private int written() {
-    synchronized (lines) {  // the appender appends under its own lock
-      return lines.list.size();
-    }
+    return lines.list().size();
   }
 
   private static boolean within(long seconds, BooleanSupplier condition) {
@@ -75,7 +53,7 @@ class RequestLogTest {
     } finally {
       log.close();
     }
-    assertThat(lines.list).extracting(ILoggingEvent::getFormattedMessage)
+    assertThat(lines.list()).extracting(ILoggingEvent::getFormattedMessage)
         .allSatisfy(line -> assertThat(line).startsWith("request_id=req-"))
         .hasSize(3);
     assertThat(dropped).hasValue(0);
