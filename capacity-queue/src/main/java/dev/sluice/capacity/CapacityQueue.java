@@ -1,10 +1,9 @@
 package dev.sluice.capacity;
 
 import dev.sluice.core.DeploymentId;
+import dev.sluice.core.NodeTopics;
 import dev.sluice.core.ReplicaLoad;
-import dev.sluice.core.ReplicaLoadTopic;
 import dev.sluice.core.ReplicaSet;
-import dev.sluice.core.ReplicaSetTopic;
 import dev.sluice.core.metrics.SluiceMetrics;
 import dev.sluice.core.serialization.ClusterMessage;
 import java.security.SecureRandom;
@@ -106,9 +105,10 @@ public final class CapacityQueue extends AbstractBehavior<CapacityQueue.Command>
     this.timers = timers;
     this.metrics = new CapacityMetrics(metrics);
     this.ledger = newLedger();
-    context.spawn(ReplicaSetTopic.behavior(), "replica-set-topic").tell(Topic.subscribe(
+    NodeTopics topics = NodeTopics.get(context.getSystem());
+    topics.replicaSets().tell(Topic.subscribe(
         context.messageAdapter(ReplicaSet.class, SetChanged::new)));
-    context.spawn(ReplicaLoadTopic.behavior(), "replica-load-topic").tell(Topic.subscribe(
+    topics.replicaLoads().tell(Topic.subscribe(
         context.messageAdapter(ReplicaLoad.class, LoadReported::new)));
     startTimers();
     context.getLog().info("CapacityQueue singleton started on {} (lease TTL {})",

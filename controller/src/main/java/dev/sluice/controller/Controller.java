@@ -2,12 +2,11 @@ package dev.sluice.controller;
 
 import dev.sluice.core.metrics.SluiceMetrics;
 import dev.sluice.core.DeploymentId;
+import dev.sluice.core.NodeTopics;
 import dev.sluice.core.ReplicaId;
 import dev.sluice.core.ReplicaInfo;
 import dev.sluice.core.ReplicaLoad;
-import dev.sluice.core.ReplicaLoadTopic;
 import dev.sluice.core.ReplicaSet;
-import dev.sluice.core.ReplicaSetTopic;
 import dev.sluice.core.ReplicaState;
 import dev.sluice.core.config.ApplicationConfig;
 import dev.sluice.core.config.ApplicationsConfig;
@@ -121,8 +120,8 @@ public final class Controller extends AbstractBehavior<Controller.Command> {
       ControllerSettings settings, ApplicationsConfig seed) {
     super(context);
     this.settings = settings;
-    this.publisher = new ReplicaSetPublisher(
-        context.spawn(ReplicaSetTopic.behavior(), "replica-set-topic"), context.getLog());
+    NodeTopics topics = NodeTopics.get(context.getSystem());
+    this.publisher = new ReplicaSetPublisher(topics.replicaSets(), context.getLog());
     this.statusAdapter = context.messageAdapter(ReplicaStatusUpdate.class, StatusChanged::new);
     this.healthAdapter = context.messageAdapter(ReplicaActor.HealthReport.class,
         HealthAnswered::new);
@@ -133,8 +132,7 @@ public final class Controller extends AbstractBehavior<Controller.Command> {
     Cluster.get(context.getSystem()).subscriptions().tell(Subscribe.create(
         context.messageAdapter(ClusterEvent.ReachabilityEvent.class, ReachabilityChanged::new),
         ClusterEvent.ReachabilityEvent.class));
-    var loadTopic = context.spawn(ReplicaLoadTopic.behavior(), "replica-load-topic");
-    loadTopic.tell(Topic.subscribe(
+    topics.replicaLoads().tell(Topic.subscribe(
         context.messageAdapter(ReplicaLoad.class, LoadReported::new)));
     context.getSystem().receptionist().tell(Receptionist.subscribe(NodeAgent.KEY,
         context.messageAdapter(Receptionist.Listing.class, NodesChanged::new)));

@@ -6,7 +6,7 @@ import org.apache.pekko.actor.typed.pubsub.Topic;
 
 /**
  * The cluster-wide topic on which the controller publishes {@link ReplicaSet} snapshots. Routers
- * and ingresses subscribe; each spawns its own local topic actor under the same name.
+ * and ingresses subscribe, through their node's one topic actor ({@link NodeTopics}).
  */
 public final class ReplicaSetTopic {
 

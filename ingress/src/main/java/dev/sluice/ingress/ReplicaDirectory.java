@@ -1,5 +1,6 @@
 package dev.sluice.ingress;
 
+import dev.sluice.core.NodeTopics;
 import dev.sluice.core.ReplicaSet;
 import dev.sluice.core.ReplicaSetTopic;
 import dev.sluice.core.ReplicaSetView;
@@ -16,8 +17,7 @@ public final class ReplicaDirectory {
 
   public static Behavior<ReplicaSet> create(ReplicaSetView view) {
     return Behaviors.setup(context -> {
-      var topic = context.spawn(ReplicaSetTopic.behavior(), "replica-set-topic");
-      topic.tell(ReplicaSetTopic.subscribe(context.getSelf()));
+      NodeTopics.get(context.getSystem()).replicaSets().tell(ReplicaSetTopic.subscribe(context.getSelf()));
       return Behaviors.receiveMessage(set -> {
         if (view.apply(set)) {
           context.getLog().debug("Replica set {} v{}: {} replicas", set.deployment(),

@@ -2,12 +2,11 @@ package dev.sluice.router;
 
 import dev.sluice.capacity.CapacityQueue;
 import dev.sluice.core.DeploymentId;
+import dev.sluice.core.NodeTopics;
 import dev.sluice.core.ReplicaId;
 import dev.sluice.core.ReplicaInfo;
 import dev.sluice.core.ReplicaLoad;
-import dev.sluice.core.ReplicaLoadTopic;
 import dev.sluice.core.ReplicaSet;
-import dev.sluice.core.ReplicaSetTopic;
 import dev.sluice.core.metrics.SluiceMetrics;
 import dev.sluice.core.serialization.ClusterMessage;
 import dev.sluice.router.internal.Deployments;
@@ -144,9 +143,10 @@ public final class LLMRouter extends AbstractBehavior<LLMRouter.Command> {
     this.startedNanos = System.nanoTime();
     this.prober = new ReplicaProber(context.getSystem());
     this.reservations = new ReservationClient(context.getSystem(), Duration.ofSeconds(2));
-    context.spawn(ReplicaSetTopic.behavior(), "replica-set-topic").tell(Topic.subscribe(
+    NodeTopics topics = NodeTopics.get(context.getSystem());
+    topics.replicaSets().tell(Topic.subscribe(
         context.messageAdapter(ReplicaSet.class, SetChanged::new)));
-    context.spawn(ReplicaLoadTopic.behavior(), "replica-load-topic").tell(Topic.subscribe(
+    topics.replicaLoads().tell(Topic.subscribe(
         context.messageAdapter(ReplicaLoad.class, LoadReported::new)));
     context.getLog().info("LLMRouter singleton started on {} (pick-only for direct streaming)",
         context.getSystem().address());

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.typesafe.config.ConfigFactory;
 import dev.sluice.core.DeploymentId;
+import dev.sluice.core.NodeTopics;
 import dev.sluice.core.ReplicaId;
 import dev.sluice.core.ReplicaInfo;
 import dev.sluice.core.ReplicaSet;
@@ -11,6 +12,8 @@ import dev.sluice.core.ReplicaSetTopic;
 import dev.sluice.core.ReplicaState;
 import dev.sluice.core.http.ServeReason;
 import dev.sluice.core.openai.ForwardedBody;
+import dev.sluice.core.testing.Await;
+import dev.sluice.core.testing.TopicCounts;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.HashSet;
@@ -87,6 +90,30 @@ class LLMRouterTest {
     RouteResult full = route(router, Optional.empty());
     assertThat(full).isInstanceOf(RouteResult.NotRouted.class);
     assertThat(((RouteResult.NotRouted) full).detail()).contains("at max_ongoing_requests");
+  }
+
+  @Test
+  void subscribesThroughTheNodesSharedTopicsAndLeavesThemWhenStopped() {
+    NodeTopics topics = NodeTopics.get(testKit.system());
+    int sets = TopicCounts.of(testKit, topics.replicaSets()).localSubscriberCount();
+    int loads = TopicCounts.of(testKit, topics.replicaLoads()).localSubscriberCount();
+    var router = testKit.spawn(LLMRouter.create(new dev.sluice.core.metrics.SluiceMetrics(
+        new io.prometheus.metrics.model.registry.PrometheusRegistry())));
+    Await.until(Duration.ofSeconds(5), "the router subscribed on this node's topic actors",
+        () -> TopicCounts.of(testKit, topics.replicaSets()).localSubscriberCount() == sets + 1
+            && TopicCounts.of(testKit, topics.replicaLoads()).localSubscriberCount() == loads + 1);
+    topics.replicaSets().tell(ReplicaSetTopic.publish(set(1, List.of(replica("cccccccc")))));
+    TestProbe<RouteResult> waiter = testKit.createTestProbe();
+    waiter.awaitAssert(Duration.ofSeconds(5), () -> {
+      assertThat(route(router, Optional.empty())).isInstanceOf(RouteResult.Routed.class);
+      return null;
+    });
+
+    testKit.stop(router);
+
+    Await.until(Duration.ofSeconds(5), "the stopped router left the topics",
+        () -> TopicCounts.of(testKit, topics.replicaSets()).localSubscriberCount() == sets
+            && TopicCounts.of(testKit, topics.replicaLoads()).localSubscriberCount() == loads);
   }
 
   private static RouteResult route(

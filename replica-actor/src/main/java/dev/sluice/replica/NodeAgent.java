@@ -2,9 +2,9 @@ package dev.sluice.replica;
 
 import dev.sluice.core.metrics.ActorMetrics;
 import dev.sluice.core.metrics.CountingMailbox;
+import dev.sluice.core.NodeTopics;
 import dev.sluice.core.ReplicaId;
 import dev.sluice.core.ReplicaLoad;
-import dev.sluice.core.ReplicaLoadTopic;
 import dev.sluice.core.serialization.ClusterMessage;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -100,7 +100,7 @@ public final class NodeAgent extends AbstractBehavior<NodeAgent.Command> {
   private NodeAgent(ActorContext<Command> context, ReplicaNodeSettings settings) {
     super(context);
     this.settings = settings;
-    this.loads = context.spawn(ReplicaLoadTopic.behavior(), "replica-load-topic");
+    this.loads = NodeTopics.get(context.getSystem()).replicaLoads();
     this.reports = context.messageAdapter(ReplicaStatusUpdate.class, ReplicaReported::new);
     context.getSystem().receptionist().tell(Receptionist.register(KEY, context.getSelf()));
   }

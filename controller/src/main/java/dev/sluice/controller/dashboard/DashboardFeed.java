@@ -9,9 +9,9 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.sluice.controller.Controller;
 import dev.sluice.controller.api.ClusterReport;
+import dev.sluice.core.NodeTopics;
 import dev.sluice.core.cluster.SingletonWatch;
 import dev.sluice.core.metrics.NodeStats;
-import dev.sluice.core.metrics.NodeStatsTopic;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.Deque;
@@ -73,9 +73,7 @@ public final class DashboardFeed implements AutoCloseable {
 
   private static Behavior<NodeStats> subscriber(NodeStatsStore store) {
     return Behaviors.setup(context -> {
-      ActorRef<Topic.Command<NodeStats>> topic =
-          context.spawn(NodeStatsTopic.behavior(), "node-stats-topic");
-      topic.tell(Topic.subscribe(context.getSelf()));
+      NodeTopics.get(context.getSystem()).nodeStats().tell(Topic.subscribe(context.getSelf()));
       return Behaviors.receiveMessage(stats -> {
         store.add(stats);
         return Behaviors.same();

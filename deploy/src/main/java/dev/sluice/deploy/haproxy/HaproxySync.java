@@ -1,5 +1,6 @@
 package dev.sluice.deploy.haproxy;
 
+import dev.sluice.core.NodeTopics;
 import dev.sluice.core.ReplicaSet;
 import dev.sluice.core.ReplicaSetTopic;
 import dev.sluice.core.ReplicaSetView;
@@ -21,8 +22,7 @@ public final class HaproxySync {
   public static Behavior<Object> create(HaproxyDataPlane plane, Duration delay) {
     return Behaviors.setup(context -> {
       ReplicaSetView view = new ReplicaSetView();
-      var topic = context.spawn(ReplicaSetTopic.behavior(), "replica-set-topic");
-      topic.tell(ReplicaSetTopic.subscribe(context.<ReplicaSet>messageAdapter(
+      NodeTopics.get(context.getSystem()).replicaSets().tell(ReplicaSetTopic.subscribe(context.<ReplicaSet>messageAdapter(
           ReplicaSet.class, set -> set)));
       return Behaviors.withTimers(timers -> Behaviors.receive(Object.class)
           .onMessage(ReplicaSet.class, set -> {

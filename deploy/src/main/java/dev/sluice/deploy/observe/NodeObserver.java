@@ -1,8 +1,8 @@
 package dev.sluice.deploy.observe;
 
 import dev.sluice.controller.dashboard.DashboardFeed;
+import dev.sluice.core.NodeTopics;
 import dev.sluice.core.metrics.NodeStats;
-import dev.sluice.core.metrics.NodeStatsTopic;
 import dev.sluice.core.metrics.SluiceMetrics;
 import dev.sluice.core.metrics.StatsSampler;
 import io.prometheus.metrics.core.metrics.Counter;
@@ -48,8 +48,7 @@ public final class NodeObserver {
         "Messages sent to actors that no longer exist (or never did) on this node.");
     StatsSampler sampler = new StatsSampler(metrics.registry(), DashboardFeed.FAMILIES);
     return Behaviors.<Command>setup(context -> {
-      ActorRef<Topic.Command<NodeStats>> topic =
-          context.spawn(NodeStatsTopic.behavior(), "node-stats-topic");
+      ActorRef<Topic.Command<NodeStats>> topic = NodeTopics.get(context.getSystem()).nodeStats();
       ActorRef<DeadLetter> dead = context.messageAdapter(DeadLetter.class, Dead::new);
       context.getSystem().eventStream().tell(new EventStream.Subscribe<>(DeadLetter.class, dead));
       String self = context.getSystem().address().toString();
