@@ -17,7 +17,8 @@ public final class ReplicaDirectory {
 
   public static Behavior<ReplicaSet> create(ReplicaSetView view) {
     return Behaviors.setup(context -> {
-      NodeTopics.get(context.getSystem()).replicaSets().tell(ReplicaSetTopic.subscribe(context.getSelf()));
+      NodeTopics.get(context.getSystem()).replicaSets()
+          .tell(ReplicaSetTopic.subscribe(context.getSelf()));
       return Behaviors.receiveMessage(set -> {
         if (view.apply(set)) {
           context.getLog().debug("Replica set {} v{}: {} replicas", set.deployment(),

@@ -22,8 +22,8 @@ public final class HaproxySync {
   public static Behavior<Object> create(HaproxyDataPlane plane, Duration delay) {
     return Behaviors.setup(context -> {
       ReplicaSetView view = new ReplicaSetView();
-      NodeTopics.get(context.getSystem()).replicaSets().tell(ReplicaSetTopic.subscribe(context.<ReplicaSet>messageAdapter(
-          ReplicaSet.class, set -> set)));
+      NodeTopics.get(context.getSystem()).replicaSets().tell(ReplicaSetTopic.subscribe(
+          context.<ReplicaSet>messageAdapter(ReplicaSet.class, set -> set)));
       return Behaviors.withTimers(timers -> Behaviors.receive(Object.class)
           .onMessage(ReplicaSet.class, set -> {
             if (view.apply(set) && !timers.isTimerActive(TICK)) {
