@@ -61,7 +61,8 @@ abstract class FailClosedSuite {
         ConfigFactory.parseString("sluice.ingress.route-timeout = 300ms")
             .withFallback(pathConfig()))) {
       int ingress = node.ingressPort().orElseThrow();
-      assertThat(TestNodes.post(ingress, "/v1/chat/completions", CHAT).statusCode())
+      HttpResponse<String> first = TestNodes.post(ingress, "/v1/chat/completions", CHAT);
+      assertThat(first.statusCode()).as("%s %s", first.headers().map(), first.body())
           .isEqualTo(200);
 
       node.router().tell(LLMRouter.Stop.INSTANCE);

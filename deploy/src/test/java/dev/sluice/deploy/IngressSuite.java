@@ -99,6 +99,44 @@ abstract class IngressSuite {
     assertThat(Sse.text(frames)).isEqualTo(SimulatedEngine.text("legacy", 5));
   }
 
+  /** Several choices and stop strings, streamed and whole: the same answers on both paths. */
+  @Test
+  void servesSeveralChoicesEachEndingAtItsStopString() throws Exception {
+    String prompt = "choices";
+    String stop = SimulatedEngine.token(prompt, 3).strip();
+    String fields = "\"max_tokens\":30,\"n\":2,\"stop\":[\"" + stop + "\"]";
+
+    HttpResponse<String> whole = TestNodes.post(ingress, "/v1/completions",
+        "{\"prompt\":\"" + prompt + "\"," + fields + "}");
+    HttpResponse<String> streamed = TestNodes.post(ingress, "/v1/completions",
+        "{\"prompt\":\"" + prompt + "\"," + fields + ",\"stream\":true,"
+            + "\"stream_options\":{\"include_usage\":true}}");
+
+    assertThat(whole.statusCode()).isEqualTo(200);
+    assertThat(streamed.statusCode()).isEqualTo(200);
+    assertThat(whole.headers().firstValue("x-sluice-served-by")).isPresent();
+    JsonNode choices = Sse.json(whole.body()).get("choices");
+    List<JsonNode> frames = Sse.jsonFrames(streamed.body());
+    assertThat(choices).hasSize(2);
+    for (int i = 0; i < 2; i++) {
+      int index = i;
+      String full = SimulatedEngine.text(prompt, java.util.Optional.empty(), i, 30);
+      String expected = full.contains(stop) ? full.substring(0, full.indexOf(stop)) : full;
+      String reason = full.contains(stop) ? "stop" : "length";
+      assertThat(choices.get(i).get("text").asText()).isEqualTo(expected);
+      assertThat(choices.get(i).get("finish_reason").asText()).isEqualTo(reason);
+      List<JsonNode> own = frames.stream().filter(f -> f.path("choices").size() == 1
+          && f.at("/choices/0/index").asInt() == index).toList();
+      assertThat(Sse.text(own)).as("choice %d streamed", i).isEqualTo(expected);
+      assertThat(own.get(own.size() - 1).at("/choices/0/finish_reason").asText())
+          .isEqualTo(reason);
+    }
+    assertThat(choices.get(0).get("finish_reason").asText()).isEqualTo("stop");
+    assertThat(frames.get(frames.size() - 1).at("/usage/completion_tokens").asInt())
+        .isEqualTo(Sse.json(whole.body()).at("/usage/completion_tokens").asInt())
+        .isLessThan(60);
+  }
+
   @Test
   void roundRobinSplitsEvenlyAndTheRouterPickServes() throws Exception {
     Map<String, Integer> byReplica = new HashMap<>();

@@ -7,7 +7,7 @@ import dev.sluice.core.http.ApiError;
 import dev.sluice.core.http.ServeReason;
 import dev.sluice.core.http.SluiceHeaders;
 import dev.sluice.core.openai.CompletionRequest;
-import dev.sluice.core.openai.SseFrames;
+import dev.sluice.core.relay.AnswerChunk;
 import dev.sluice.core.relay.Generate;
 import dev.sluice.core.relay.GenerateReply;
 import dev.sluice.ingress.edge.Answers;
@@ -36,15 +36,15 @@ import org.apache.pekko.http.javadsl.model.HttpResponse;
 import org.apache.pekko.http.javadsl.model.MediaTypes;
 import org.apache.pekko.http.javadsl.model.headers.RawHeader;
 import org.apache.pekko.stream.Materializer;
-import org.apache.pekko.stream.javadsl.Sink;
 import org.apache.pekko.stream.javadsl.Source;
 import org.apache.pekko.util.ByteString;
 
 /**
  * The relayed path ({@code sluice.ingress.direct-streaming = off}), kept as the control group and
  * the rollback: the router reserves a slot (choose), the request travels to the replica actor as
- * a message (dispatch), the tokens come back through a stream ref and this ingress frames them as
- * SSE. Same API contract and the same errors as the direct path.
+ * a message (dispatch), the answer comes back through a stream ref, framed by the replica as its
+ * own endpoint frames it, and this ingress passes it on. Same API contract and the same errors
+ * as the direct path.
  */
 final class RelayedPath {
 
@@ -130,34 +130,22 @@ final class RelayedPath {
     }
     GenerateReply.Streaming streaming = (GenerateReply.Streaming) reply;
     headers.add(RawHeader.create(SluiceHeaders.SERVED_BY, streaming.replicaId()));
-    CompletionRequest parsed = streaming.request();
-    String id = (parsed.kind() == CompletionRequest.Kind.CHAT ? "chatcmpl-" : "cmpl-") + requestId;
-    long created = System.currentTimeMillis() / 1000;
-    SseFrames frames = new SseFrames(parsed, id, created);
-    Source<String, NotUsed> tokens = streaming.tokens().getSource()
-        .mapConcat(dev.sluice.core.relay.TokenBatch::tokens)
+    // The replica framed the answer as its own endpoint does (n choices, stop strings, usage):
+    // the bytes go on as they come.
+    Source<ByteString, NotUsed> body = streaming.answer().getSource()
+        .map(AnswerChunk::asByteString)
         .watchTermination((notUsed, done) -> {
           done.whenCompleteAsync((d, failure) -> selection.ended(), executor);
           return notUsed;
         });
-    if (!parsed.stream()) {
-      // The answer is only known at the end: a streamed body that emits the JSON then.
-      Source<ByteString, NotUsed> whole = Source.completionStage(
-          tokens.runWith(Sink.fold(new StringBuilder(), StringBuilder::append), materializer)
-              .thenApplyAsync(text -> ByteString.fromString(frames.fullResponse(id, created,
-                  text.toString(), parsed.maxTokens())), executor));
+    if (!streaming.request().stream()) {
       return HttpResponse.create().withStatus(200).withHeaders(headers)
-          .withEntity(HttpEntities.createChunked(ContentTypes.APPLICATION_JSON, whole));
+          .withEntity(HttpEntities.createChunked(ContentTypes.APPLICATION_JSON, body));
     }
-    Source<ByteString, NotUsed> head = parsed.kind() == CompletionRequest.Kind.CHAT
-        ? Source.single(frames.roleFrame()) : Source.empty();
-    List<ByteString> tail = parsed.includeUsage()
-        ? List.of(frames.finishFrame(), frames.usageFrame(parsed.maxTokens()), SseFrames.DONE)
-        : List.of(frames.finishFrame(), SseFrames.DONE);
     headers.add(RawHeader.create("Cache-Control", "no-cache"));
     return HttpResponse.create().withStatus(200).withHeaders(headers)
         .withEntity(HttpEntities.createChunked(MediaTypes.TEXT_EVENT_STREAM.toContentType(),
-            head.concat(tokens.map(frames::tokenFrame)).concat(Source.from(tail))));
+            body));
   }
 
   private HttpResponse failed(Throwable failure, String requestId) {

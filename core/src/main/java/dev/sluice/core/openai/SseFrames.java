@@ -46,20 +46,10 @@ public final class SseFrames {
     this.framePrefix = "data: " + p;
   }
 
-  /** The first chat frame: the assistant role with empty content. Null for completions. */
-  public ByteString roleFrame() {
-    return roleFrame(0);
-  }
-
   /** Choice {@code index}'s first chat frame: the assistant role with empty content. */
   public ByteString roleFrame(int index) {
     return frame("[{\"index\":" + index + ",\"delta\":{\"role\":\"assistant\",\"content\":\"\"},"
         + "\"logprobs\":null,\"finish_reason\":null}]}");
-  }
-
-  /** One token's frame, built in a single buffer (this runs once per token). */
-  public ByteString tokenFrame(String token) {
-    return tokenFrame(0, token);
   }
 
   /** Choice {@code index}'s next text, built in a single buffer (this runs once per token). */
@@ -78,10 +68,6 @@ public final class SseFrames {
     return ByteString.fromString(frame.toString());
   }
 
-  public ByteString finishFrame() {
-    return finishFrame(0, request.finishReason());
-  }
-
   /** Choice {@code index}'s last frame: no text, why it ended. */
   public ByteString finishFrame(int index, String reason) {
     return frame("[{\"index\":" + index + (chat ? ",\"delta\":{}" : ",\"text\":\"\"")
@@ -95,12 +81,6 @@ public final class SseFrames {
 
   private ByteString frame(CharSequence choicesAndRest) {
     return ByteString.fromString(framePrefix + choicesAndRest + "\n\n");
-  }
-
-  /** The non-streaming answer of one choice that ran to its {@code max_tokens}. */
-  public String fullResponse(String id, long created, String text, int completionTokens) {
-    return fullResponse(id, created,
-        List.of(new Choice(text, request.finishReason(), completionTokens)));
   }
 
   /** The non-streaming answer: the choices in index order, usage summed over them. */

@@ -10,15 +10,16 @@ import org.apache.pekko.stream.SourceRef;
 public sealed interface GenerateReply extends ClusterMessage {
 
   /**
-   * Generation started: the tokens come through {@code tokens}, in batches of those generated
-   * since the last element was sent; the ingress frames each token for the client.
+   * Generation started: the answer's body comes through {@code answer}, framed by the replica
+   * as its own endpoint frames it (SSE when {@code request.stream()}, else the whole JSON
+   * answer); the ingress passes the bytes on.
    */
-  record Streaming(String replicaId, CompletionRequest request, SourceRef<TokenBatch> tokens)
+  record Streaming(String replicaId, CompletionRequest request, SourceRef<AnswerChunk> answer)
       implements GenerateReply {
     public Streaming {
       Objects.requireNonNull(replicaId, "replicaId");
       Objects.requireNonNull(request, "request");
-      Objects.requireNonNull(tokens, "tokens");
+      Objects.requireNonNull(answer, "answer");
     }
   }
 

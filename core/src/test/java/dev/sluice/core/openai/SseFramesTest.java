@@ -37,13 +37,15 @@ class SseFramesTest {
   }
 
   @Test
-  void theOneChoiceFramesAreChoiceZeroEndingAsTheRequestSays() throws Exception {
+  void aCompletionsFramesCarryTextAndEndWithEmptyText() throws Exception {
     SseFrames frames = new SseFrames(LEGACY, "cmpl-1", 7);
 
-    assertThat(frames.tokenFrame("w")).isEqualTo(frames.tokenFrame(0, "w"));
-    assertThat(frame(frames.finishFrame()).at("/choices/0/finish_reason").asText())
-        .isEqualTo("stop");
-    assertThat(frame(frames.finishFrame()).at("/choices/0/text").asText()).isEmpty();
+    JsonNode token = frame(frames.tokenFrame(0, "w"));
+    assertThat(token.get("object").asText()).isEqualTo("text_completion");
+    assertThat(token.at("/choices/0/text").asText()).isEqualTo("w");
+    JsonNode finish = frame(frames.finishFrame(0, "length"));
+    assertThat(finish.at("/choices/0/text").asText()).isEmpty();
+    assertThat(finish.at("/choices/0/finish_reason").asText()).isEqualTo("length");
   }
 
   @Test
@@ -63,13 +65,5 @@ class SseFramesTest {
     assertThat(whole.at("/usage/prompt_tokens").asInt()).isEqualTo(2);
     assertThat(whole.at("/usage/completion_tokens").asInt()).isEqualTo(6);
     assertThat(whole.at("/usage/total_tokens").asInt()).isEqualTo(8);
-  }
-
-  @Test
-  void theOneChoiceWholeAnswerIsTheSameAsAListOfOne() {
-    SseFrames frames = new SseFrames(LEGACY, "cmpl-1", 7);
-
-    assertThat(frames.fullResponse("cmpl-1", 7, "text", 4)).isEqualTo(
-        frames.fullResponse("cmpl-1", 7, List.of(new SseFrames.Choice("text", "stop", 4))));
   }
 }

@@ -14,6 +14,7 @@ import dev.sluice.core.config.DeploymentConfig;
 import dev.sluice.core.config.EngineConfig;
 import dev.sluice.core.config.LlmConfig;
 import dev.sluice.core.config.RequestRouterConfig;
+import dev.sluice.core.relay.AnswerChunk;
 import java.util.List;
 import java.util.Map;
 import org.apache.pekko.actor.ExtendedActorSystem;
@@ -56,6 +57,17 @@ class KryoSerializerTest {
     Object back = serializer().fromBinary(serializer().toBinary(set));
 
     assertThat(back).isEqualTo(set);
+  }
+
+  @Test
+  void aRelayedAnswerChunkRoundTripsWithItsBytes() throws Exception {
+    AnswerChunk chunk = new AnswerChunk("data: {\"choices\":[]}\n\n\u00e9".getBytes(
+        java.nio.charset.StandardCharsets.UTF_8));
+
+    Object back = serializer().fromBinary(serializer().toBinary(chunk));
+
+    assertThat(back).isEqualTo(chunk);
+    assertThat(((AnswerChunk) back).asByteString()).isEqualTo(chunk.asByteString());
   }
 
   @Test

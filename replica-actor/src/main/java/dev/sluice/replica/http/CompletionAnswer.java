@@ -3,6 +3,8 @@ package dev.sluice.replica.http;
 import dev.sluice.core.openai.CompletionRequest;
 import dev.sluice.core.openai.SseFrames;
 import dev.sluice.core.openai.StopStrings;
+import dev.sluice.replica.engine.Engine;
+import dev.sluice.replica.engine.GenerationRequest;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -19,20 +21,37 @@ import org.apache.pekko.util.ByteString;
  * The answer to one request from the engine tokens of its {@code n} choices: each choice's text
  * is cut before its first stop string and its tokens counted (the stop string's last token
  * included, as vLLM counts), then framed as SSE or gathered into the whole JSON answer. An
- * answer holds the state of one response: its sources are materialized once.
+ * answer holds the state of one response: its sources are materialized once. The replica's
+ * endpoint and its side of the relayed path both answer with it, so the two give the same bytes.
  */
 final class CompletionAnswer {
 
   private final CompletionRequest request;
+  private final String id;
+  private final long created;
   private final SseFrames frames;
   private final IntFunction<Source<String, NotUsed>> generate;
   private final List<ChoiceText> choices;
 
+  /**
+   * The answer to {@code request} from {@code engine}: each of its {@code n} choices is its own
+   * generation with its index; the answer's id is made of the request id.
+   */
+  static CompletionAnswer of(CompletionRequest request, String requestId, Engine engine) {
+    String id = (request.kind() == CompletionRequest.Kind.CHAT ? "chatcmpl-" : "cmpl-")
+        + requestId;
+    return new CompletionAnswer(request, id, System.currentTimeMillis() / 1000,
+        choice -> engine.generate(new GenerationRequest(requestId, request.prompt(),
+            request.maxTokens(), request.seed(), choice, request.stop())));
+  }
+
   /** {@code generate} gives the engine's tokens of choice {@code i}. */
-  CompletionAnswer(CompletionRequest request, SseFrames frames,
+  CompletionAnswer(CompletionRequest request, String id, long created,
       IntFunction<Source<String, NotUsed>> generate) {
     this.request = request;
-    this.frames = frames;
+    this.id = id;
+    this.created = created;
+    this.frames = new SseFrames(request, id, created);
     this.generate = generate;
     StopStrings stop = new StopStrings(request.stop());
     List<ChoiceText> texts = new ArrayList<>(request.n());
@@ -75,7 +94,7 @@ final class CompletionAnswer {
   }
 
   /** The whole answer's JSON once every choice has ended; one failing fails them all. */
-  CompletionStage<String> whole(String id, long created, Materializer materializer) {
+  CompletionStage<String> whole(Materializer materializer) {
     return Source.from(choices)
         .flatMapMerge(choices.size(), choice -> choice.text(generate.apply(choice.index))
             .fold(new StringBuilder(), StringBuilder::append)

@@ -1,28 +1,30 @@
 package dev.sluice.replica.http;
 
 import dev.sluice.core.http.ApiError;
-import dev.sluice.core.http.JsonText;
 import dev.sluice.core.http.ServeReason;
 import dev.sluice.core.openai.CompletionRequest;
 import dev.sluice.core.openai.CompletionRequestParser;
+import dev.sluice.core.relay.AnswerChunk;
 import dev.sluice.core.relay.Generate;
 import dev.sluice.core.relay.GenerateReply;
-import dev.sluice.core.relay.TokenBatch;
 import dev.sluice.replica.engine.Engine;
-import dev.sluice.replica.engine.GenerationRequest;
-import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.BooleanSupplier;
+import org.apache.pekko.NotUsed;
 import org.apache.pekko.stream.Materializer;
+import org.apache.pekko.stream.javadsl.Source;
 import org.apache.pekko.stream.javadsl.StreamRefs;
+import org.apache.pekko.util.ByteString;
 
 /**
- * The replica's side of the relayed path: the same slots, reservations, validation and engine
- * as its HTTP endpoint, but the request arrives as a {@link Generate} message and the tokens leave
- * through a stream ref in {@link TokenBatch}es, for the ingress to frame.
+ * The replica's side of the relayed path: the same slots, reservations, validation, engine and
+ * answer ({@link CompletionAnswer}: {@code n} choices, stop strings, usage) as its HTTP endpoint,
+ * but the request arrives as a {@link Generate} message and the answer's bytes leave through a
+ * stream ref in {@link AnswerChunk}s, for the ingress to pass on.
  */
 public final class RelayHandler {
 
@@ -60,57 +62,52 @@ public final class RelayHandler {
     }
     CompletionRequest request;
     try {
-      request = relayable(parser.parse(generate.kind(), generate.body()));
+      request = parser.parse(generate.kind(), generate.body());
     } catch (ApiError error) {
       slot.release();
       return CompletableFuture.completedFuture(new GenerateReply.Refused(replicaId,
           error.status(), Optional.empty(), error.toJson()));
     }
+    CompletionAnswer answer = CompletionAnswer.of(request, generate.requestId(), engine);
     // A stream ref nobody subscribes to fails after its subscription timeout, which ends this
-    // source too and frees the slot.
-    var tokens = engine
-        .generate(new GenerationRequest(generate.requestId(), request.prompt(),
-            request.maxTokens(), request.seed(), 0, List.of()))
-        .watchTermination((notUsed, done) -> {
-          done.whenCompleteAsync((d, failure) -> slot.release(), executor);
-          return notUsed;
-        })
-        // Tokens the ingress has not asked for yet travel together: one message per batch.
-        .batch(TokenBatch.MAX_TOKENS, RelayHandler::firstOf, RelayHandler::add)
-        .map(TokenBatch::new)
+    // source too and frees the slot; nothing is generated before the ingress subscribes.
+    var chunks = (request.stream() ? streamed(answer, slot) : whole(answer, slot))
+        // Frames the ingress has not asked for yet travel together: one message per batch.
+        .batchWeighted(AnswerChunk.MAX_BYTES, bytes -> (long) bytes.size(), bytes -> bytes,
+            ByteString::concat)
+        .map(bytes -> new AnswerChunk(bytes.toArrayUnsafe()))
         .runWith(StreamRefs.sourceRef(), materializer);
     return CompletableFuture.completedFuture(
-        new GenerateReply.Streaming(replicaId, request, tokens));
+        new GenerateReply.Streaming(replicaId, request, chunks));
+  }
+
+  /** The SSE frames; the slot is held until the stream ends, however it ends. */
+  private Source<ByteString, NotUsed> streamed(CompletionAnswer answer, Slots.Slot slot) {
+    return answer.stream().watchTermination((notUsed, done) -> {
+      done.whenCompleteAsync((d, failure) -> slot.release(), executor);
+      return notUsed;
+    });
   }
 
   /**
-   * The ingress frames relayed tokens as one choice that runs to its {@code max_tokens}: a
-   * request for more choices or with stop strings would get a wrong answer, so it is refused
-   * naming the field (the direct path serves both).
+   * The whole JSON answer as one element once every choice has ended. Once started, the slot is
+   * held until generation ends, as on the replica's endpoint, even if the ingress leaves first.
    */
-  private static CompletionRequest relayable(CompletionRequest request) {
-    if (request.n() > 1) {
-      throw ApiError.invalid("n", "n: " + request.n() + " (expected: 1 on the relayed path, "
-          + "sluice.ingress.direct-streaming = off; the direct path serves up to "
-          + CompletionRequestParser.MAX_N + ")");
-    }
-    if (!request.stop().isEmpty()) {
-      throw ApiError.invalid("stop", "stop: " + JsonText.quote(request.stop().get(0))
-          + (request.stop().size() > 1 ? ", ..." : "") + " (expected: none on the relayed "
-          + "path, sluice.ingress.direct-streaming = off; the direct path honours stop)");
-    }
-    return request;
-  }
-
-  private static java.util.List<String> firstOf(String token) {
-    java.util.List<String> batch = new java.util.ArrayList<>();
-    batch.add(token);
-    return batch;
-  }
-
-  private static java.util.List<String> add(java.util.List<String> batch, String token) {
-    batch.add(token);
-    return batch;
+  private Source<ByteString, NotUsed> whole(CompletionAnswer answer, Slots.Slot slot) {
+    AtomicBoolean started = new AtomicBoolean();
+    return Source.lazyCompletionStage(() -> {
+      started.set(true);
+      return answer.whole(materializer)
+          .whenCompleteAsync((body, failure) -> slot.release(), executor)
+          .thenApplyAsync(ByteString::fromString, Runnable::run);
+    }).watchTermination((future, done) -> {
+      done.whenCompleteAsync((d, failure) -> {
+        if (!started.get()) {
+          slot.release();
+        }
+      }, executor);
+      return NotUsed.getInstance();
+    });
   }
 
   private CompletionStage<GenerateReply> refuse(ServeReason reason, String message) {

@@ -3,7 +3,6 @@ package dev.sluice.replica.http;
 import dev.sluice.core.openai.CompletionRequest;
 import dev.sluice.core.openai.CompletionRequestParser;
 import dev.sluice.core.openai.ModelList;
-import dev.sluice.core.openai.SseFrames;
 
 import dev.sluice.core.Failures;
 import dev.sluice.core.http.ApiError;
@@ -11,7 +10,6 @@ import dev.sluice.core.http.ClusterToken;
 import dev.sluice.core.http.ServeReason;
 import dev.sluice.core.http.SluiceHeaders;
 import dev.sluice.replica.engine.Engine;
-import dev.sluice.replica.engine.GenerationRequest;
 import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
@@ -221,10 +219,8 @@ public final class ReplicaHttpHandler
 
   private CompletionStage<HttpResponse> stream(
       CompletionRequest request, String requestId, Slots.Slot slot) {
-    String id = idPrefix(request) + requestId;
-    SseFrames frames = new SseFrames(request, id, System.currentTimeMillis() / 1000);
     AtomicBoolean materialized = new AtomicBoolean();
-    Source<ByteString, NotUsed> body = answer(request, requestId, frames).stream()
+    Source<ByteString, NotUsed> body = CompletionAnswer.of(request, requestId, engine).stream()
         .watchTermination((notUsed, done) -> {
           materialized.set(true);
           done.whenCompleteAsync((d, failure) -> slot.release(), executor);
@@ -247,22 +243,11 @@ public final class ReplicaHttpHandler
 
   private CompletionStage<HttpResponse> whole(
       CompletionRequest request, String requestId, Slots.Slot slot) {
-    String id = idPrefix(request) + requestId;
-    long created = System.currentTimeMillis() / 1000;
-    SseFrames frames = new SseFrames(request, id, created);
-    return answer(request, requestId, frames).whole(id, created, materializer)
+    return CompletionAnswer.of(request, requestId, engine).whole(materializer)
         .thenApplyAsync(body -> {
           slot.release();
           return json(200, body).addHeaders(servedBy);
         }, executor);
-  }
-
-  /** The request's {@code n} choices, each its own generation with its index. */
-  private CompletionAnswer answer(CompletionRequest request, String requestId,
-      SseFrames frames) {
-    return new CompletionAnswer(request, frames, choice -> engine.generate(
-        new GenerationRequest(requestId, request.prompt(), request.maxTokens(), request.seed(),
-            choice, request.stop())));
   }
 
   /** {@code POST /-/reservations}: 200 with a token and the true ongoing count, or 503. */
@@ -275,10 +260,6 @@ public final class ReplicaHttpHandler
         .orElseGet(() -> json(503, "{\"ongoing\":" + slots.ongoing() + "}").addHeader(
             RawHeader.create(SluiceHeaders.SERVE_REASON,
                 ServeReason.REPLICA_AT_CAPACITY.value())));
-  }
-
-  private static String idPrefix(CompletionRequest request) {
-    return request.kind() == CompletionRequest.Kind.CHAT ? "chatcmpl-" : "cmpl-";
   }
 
   private HttpResponse injectFault(String mode) {
