@@ -2,6 +2,7 @@ package dev.sluice.deploy;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import dev.sluice.core.testing.Sse;
 import dev.sluice.replica.engine.SimulatedEngine;
 import java.net.http.HttpResponse;
@@ -10,6 +11,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -19,7 +21,8 @@ import org.junit.jupiter.api.Test;
 /**
  * The rollback path across two node processes: the relayed ingress on one node, the replica on
  * another, tokens through a stream ref over Artery. At 256 concurrent streams (where it once
- * broke streams and refused requests) every stream is complete and exact.
+ * broke streams and refused requests) every stream is complete and exact, and a whole answer
+ * larger than Artery's largest message arrives whole.
  */
 class RelayedStreamsIT {
 
@@ -30,6 +33,7 @@ class RelayedStreamsIT {
   private static final int API = 18965;
   private static final int STREAMS = 256;
   private static final int TOKENS = 256;
+  private static final int BIG_TOKENS = 8_000;
 
   @Test
   void everyOneOf256ConcurrentRelayedStreamsIsComplete() throws Exception {
@@ -76,6 +80,18 @@ class RelayedStreamsIT {
           .isEmpty();
       assertThat(control.output()).doesNotContain("Illegal sequence nr")
           .doesNotContain("did not subscribe");
+
+      // A whole answer over Artery's largest message (256 KiB) crosses in pieces.
+      HttpResponse<String> whole = TestNodes.post(RELAYED, "/v1/completions",
+          "{\"prompt\":\"big\",\"max_tokens\":" + BIG_TOKENS + ",\"n\":8}");
+      assertThat(whole.statusCode()).as(tail(whole.body())).isEqualTo(200);
+      assertThat(whole.body().length()).isGreaterThan(256 * 1024);
+      JsonNode choices = Sse.json(whole.body()).get("choices");
+      assertThat(choices).hasSize(8);
+      for (int i = 0; i < 8; i++) {
+        assertThat(choices.get(i).get("text").asText()).as("choice %d", i)
+            .isEqualTo(SimulatedEngine.text("big", Optional.empty(), i, BIG_TOKENS));
+      }
     }
   }
 

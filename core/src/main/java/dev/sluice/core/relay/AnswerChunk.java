@@ -13,7 +13,10 @@ import org.apache.pekko.util.ByteString;
  */
 public record AnswerChunk(byte[] bytes) implements ClusterMessage {
 
-  /** At most this many bytes per element (frames are batched up to it). */
+  /**
+   * At most this many bytes per element: frames are batched up to it and a larger piece (a whole
+   * answer) is cut, so no message nears Artery's largest (256 KiB by default).
+   */
   public static final int MAX_BYTES = 16 * 1024;
 
   public AnswerChunk {

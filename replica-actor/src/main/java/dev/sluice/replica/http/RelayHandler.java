@@ -8,6 +8,8 @@ import dev.sluice.core.relay.AnswerChunk;
 import dev.sluice.core.relay.Generate;
 import dev.sluice.core.relay.GenerateReply;
 import dev.sluice.replica.engine.Engine;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -72,6 +74,8 @@ public final class RelayHandler {
     // A stream ref nobody subscribes to fails after its subscription timeout, which ends this
     // source too and frees the slot; nothing is generated before the ingress subscribes.
     var chunks = (request.stream() ? streamed(answer, slot) : whole(answer, slot))
+        // No message over the limit: a whole answer can be larger than Artery's largest message.
+        .mapConcat(RelayHandler::pieces)
         // Frames the ingress has not asked for yet travel together: one message per batch.
         .batchWeighted(AnswerChunk.MAX_BYTES, bytes -> (long) bytes.size(), bytes -> bytes,
             ByteString::concat)
@@ -79,6 +83,18 @@ public final class RelayHandler {
         .runWith(StreamRefs.sourceRef(), materializer);
     return CompletableFuture.completedFuture(
         new GenerateReply.Streaming(replicaId, request, chunks));
+  }
+
+  /** {@code bytes} cut into pieces of at most {@link AnswerChunk#MAX_BYTES}, without copying. */
+  static List<ByteString> pieces(ByteString bytes) {
+    if (bytes.size() <= AnswerChunk.MAX_BYTES) {
+      return List.of(bytes);
+    }
+    List<ByteString> pieces = new ArrayList<>(bytes.size() / AnswerChunk.MAX_BYTES + 1);
+    for (int from = 0; from < bytes.size(); from += AnswerChunk.MAX_BYTES) {
+      pieces.add(bytes.slice(from, Math.min(bytes.size(), from + AnswerChunk.MAX_BYTES)));
+    }
+    return pieces;
   }
 
   /** The SSE frames; the slot is held until the stream ends, however it ends. */

@@ -70,13 +70,22 @@ class RelayHandlerTest {
         testKit.<GenerateReply>createTestProbe().ref())).toCompletableFuture().get();
   }
 
+  /** The relayed answer's chunks, as the ingress receives them. */
+  private static List<AnswerChunk> chunks(CompletionRequest.Kind kind, String requestId,
+      String body) throws Exception {
+    GenerateReply reply = generate(kind, requestId, body);
+    assertThat(reply).isInstanceOf(GenerateReply.Streaming.class);
+    return ((GenerateReply.Streaming) reply).answer().getSource()
+        .runWith(Sink.seq(), testKit.system()).toCompletableFuture().get();
+  }
+
   /** The relayed answer's body, as the ingress passes it on. */
   private static String relayed(CompletionRequest.Kind kind, String requestId, String body)
       throws Exception {
-    GenerateReply reply = generate(kind, requestId, body);
-    assertThat(reply).isInstanceOf(GenerateReply.Streaming.class);
-    List<AnswerChunk> chunks = ((GenerateReply.Streaming) reply).answer().getSource()
-        .runWith(Sink.seq(), testKit.system()).toCompletableFuture().get();
+    return joined(chunks(kind, requestId, body));
+  }
+
+  private static String joined(List<AnswerChunk> chunks) {
     ByteArrayOutputStream bytes = new ByteArrayOutputStream();
     for (AnswerChunk chunk : chunks) {
       bytes.writeBytes(chunk.bytes());
@@ -148,6 +157,18 @@ class RelayHandlerTest {
 
     assertThat(canonical(relayed)).isEqualTo(canonical(direct));
     assertThat(relayed).contains(requestId);
+  }
+
+  @Test
+  void aWholeAnswerLargerThanAChunkCrossesInChunksOfAtMostTheLimit() throws Exception {
+    String body = "{\"prompt\":\"big\",\"max_tokens\":3000,\"n\":2}";
+
+    List<AnswerChunk> chunks = chunks(CompletionRequest.Kind.COMPLETION, "r-big", body);
+
+    assertThat(chunks).hasSizeGreaterThan(1).allSatisfy(chunk ->
+        assertThat(chunk.bytes().length).isLessThanOrEqualTo(AnswerChunk.MAX_BYTES));
+    assertThat(canonical(joined(chunks)))
+        .isEqualTo(canonical(endpoint("/v1/completions", "r-big", body)));
   }
 
   @Test
