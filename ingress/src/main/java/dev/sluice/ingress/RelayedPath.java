@@ -6,6 +6,7 @@ import dev.sluice.core.ReplicaSetView;
 import dev.sluice.core.http.ApiError;
 import dev.sluice.core.http.ServeReason;
 import dev.sluice.core.http.SluiceHeaders;
+import dev.sluice.core.openai.AnswerFramer;
 import dev.sluice.core.openai.CompletionRequest;
 import dev.sluice.core.relay.AnswerChunk;
 import dev.sluice.core.relay.Generate;
@@ -42,9 +43,9 @@ import org.apache.pekko.util.ByteString;
 /**
  * The relayed path ({@code sluice.ingress.direct-streaming = off}), kept as the control group and
  * the rollback: the router reserves a slot (choose), the request travels to the replica actor as
- * a message (dispatch), the answer comes back through a stream ref, framed by the replica as its
- * own endpoint frames it, and this ingress passes it on. Same API contract and the same errors
- * as the direct path.
+ * a message (dispatch), the answer's pieces come back through a stream ref and this ingress frames
+ * them as the replica's own endpoint does ({@link AnswerFramer}). Same API contract and the same
+ * errors as the direct path.
  */
 final class RelayedPath {
 
@@ -130,18 +131,30 @@ final class RelayedPath {
     }
     GenerateReply.Streaming streaming = (GenerateReply.Streaming) reply;
     headers.add(RawHeader.create(SluiceHeaders.SERVED_BY, streaming.replicaId()));
-    // The replica framed the answer as its own endpoint does (n choices, stop strings, usage):
-    // the bytes go on as they come.
-    Source<ByteString, NotUsed> body = streaming.answer().getSource()
-        .map(AnswerChunk::asByteString)
+    // The replica sends the answer's pieces (n choices, stop strings cut, tokens counted); they
+    // are framed here as the replica's own endpoint frames them.
+    CompletionRequest request = streaming.request();
+    AnswerFramer framer = new AnswerFramer(request, AnswerFramer.answerId(request, requestId),
+        System.currentTimeMillis() / 1000);
+    Source<AnswerChunk, NotUsed> chunks = streaming.answer().getSource()
         .watchTermination((notUsed, done) -> {
           done.whenCompleteAsync((d, failure) -> selection.ended(), executor);
           return notUsed;
         });
-    if (!streaming.request().stream()) {
+    if (!request.stream()) {
+      // The answer is only known at the end: a streamed body that emits the JSON then.
+      Source<ByteString, NotUsed> whole = Source.completionStage(chunks
+          .runForeach(chunk -> chunk.pieces().forEach(framer::add), materializer)
+          .thenApplyAsync(done -> ByteString.fromString(framer.whole()), executor));
       return HttpResponse.create().withStatus(200).withHeaders(headers)
-          .withEntity(HttpEntities.createChunked(ContentTypes.APPLICATION_JSON, body));
+          .withEntity(HttpEntities.createChunked(ContentTypes.APPLICATION_JSON, whole));
     }
+    ByteString head = framer.head();
+    Source<ByteString, NotUsed> body = (head.isEmpty() ? Source.<ByteString>empty()
+        : Source.single(head))
+        .concat(chunks.map(chunk -> framer.frames(chunk.pieces())))
+        // Lazy: the usage is known once every piece was framed.
+        .concatLazy(Source.lazySingle(framer::tail));
     headers.add(RawHeader.create("Cache-Control", "no-cache"));
     return HttpResponse.create().withStatus(200).withHeaders(headers)
         .withEntity(HttpEntities.createChunked(MediaTypes.TEXT_EVENT_STREAM.toContentType(),

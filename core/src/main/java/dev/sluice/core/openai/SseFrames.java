@@ -8,8 +8,8 @@ import org.apache.pekko.util.ByteString;
 /**
  * OpenAI response bodies (shared by the replica endpoint and the ingress's relayed path): SSE
  * frames {@code data: <json>\n\n} for streams and whole JSON objects otherwise. Built by hand on
- * the hot path (one small string per token, no object mapper). The methods without a choice
- * index are those of a one-choice answer that ran to its {@code max_tokens}.
+ * the hot path (one small string per token, no object mapper). {@link AnswerFramer} puts them
+ * together for one answer.
  */
 public final class SseFrames {
 

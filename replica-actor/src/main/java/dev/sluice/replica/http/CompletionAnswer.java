@@ -1,35 +1,32 @@
 package dev.sluice.replica.http;
 
+import dev.sluice.core.openai.AnswerFramer;
+import dev.sluice.core.openai.AnswerPiece;
 import dev.sluice.core.openai.CompletionRequest;
-import dev.sluice.core.openai.SseFrames;
 import dev.sluice.core.openai.StopStrings;
 import dev.sluice.replica.engine.Engine;
 import dev.sluice.replica.engine.GenerationRequest;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.CompletionStage;
 import java.util.function.IntFunction;
 import org.apache.pekko.NotUsed;
-import org.apache.pekko.japi.Pair;
 import org.apache.pekko.stream.Materializer;
-import org.apache.pekko.stream.javadsl.Sink;
 import org.apache.pekko.stream.javadsl.Source;
 import org.apache.pekko.util.ByteString;
 
 /**
- * The answer to one request from the engine tokens of its {@code n} choices: each choice's text
- * is cut before its first stop string and its tokens counted (the stop string's last token
- * included, as vLLM counts), then framed as SSE or gathered into the whole JSON answer. An
- * answer holds the state of one response: its sources are materialized once. The replica's
- * endpoint and its side of the relayed path both answer with it, so the two give the same bytes.
+ * The answer to one request from the engine tokens of its {@code n} choices, as
+ * {@link AnswerPiece}s: each choice's text is cut before its first stop string and its tokens
+ * counted (the stop string's last token included, as vLLM counts). The replica's endpoint frames
+ * the pieces itself ({@link #stream}, {@link #whole}); its side of the relayed path sends them to
+ * the ingress, which frames them with the same {@link AnswerFramer}. An answer holds the state of
+ * one response: its sources are materialized once.
  */
 final class CompletionAnswer {
 
   private final CompletionRequest request;
-  private final String id;
-  private final long created;
-  private final SseFrames frames;
+  private final AnswerFramer framer;
   private final IntFunction<Source<String, NotUsed>> generate;
   private final List<ChoiceText> choices;
 
@@ -38,9 +35,8 @@ final class CompletionAnswer {
    * generation with its index; the answer's id is made of the request id.
    */
   static CompletionAnswer of(CompletionRequest request, String requestId, Engine engine) {
-    String id = (request.kind() == CompletionRequest.Kind.CHAT ? "chatcmpl-" : "cmpl-")
-        + requestId;
-    return new CompletionAnswer(request, id, System.currentTimeMillis() / 1000,
+    return new CompletionAnswer(request, AnswerFramer.answerId(request, requestId),
+        System.currentTimeMillis() / 1000,
         choice -> engine.generate(new GenerationRequest(requestId, request.prompt(),
             request.maxTokens(), request.seed(), choice, request.stop())));
   }
@@ -49,9 +45,7 @@ final class CompletionAnswer {
   CompletionAnswer(CompletionRequest request, String id, long created,
       IntFunction<Source<String, NotUsed>> generate) {
     this.request = request;
-    this.id = id;
-    this.created = created;
-    this.frames = new SseFrames(request, id, created);
+    this.framer = new AnswerFramer(request, id, created);
     this.generate = generate;
     StopStrings stop = new StopStrings(request.stop());
     List<ChoiceText> texts = new ArrayList<>(request.n());
@@ -62,58 +56,39 @@ final class CompletionAnswer {
   }
 
   /**
-   * The SSE body: the role frames (chat), each choice's text frames and its own finish frame
-   * (several choices interleave, each frame naming its {@code index}), the usage frame of all
-   * choices if asked for, {@code [DONE]}.
+   * Every choice's pieces: its text as it comes, then its end. Several choices interleave, each
+   * piece naming its choice.
    */
-  Source<ByteString, NotUsed> stream() {
-    Source<ByteString, NotUsed> head = Source.empty();
-    if (request.kind() == CompletionRequest.Kind.CHAT) {
-      List<ByteString> roles = new ArrayList<>(choices.size());
-      for (ChoiceText choice : choices) {
-        roles.add(frames.roleFrame(choice.index));
-      }
-      head = Source.from(roles);
-    }
-    Source<ByteString, NotUsed> body = choices.size() == 1 ? frames(choices.get(0))
-        : Source.from(choices).flatMapMerge(choices.size(), this::frames);
-    Source<ByteString, NotUsed> tail = request.includeUsage()
-        ? Source.lazySingle(() -> frames.usageFrame(completionTokens()))
-            .concat(Source.single(SseFrames.DONE))
-        : Source.single(SseFrames.DONE);
-    // concatLazy, here and below: concat pulls its second source before the first has ended,
-    // which would count the tokens and read the finish reasons before there are any.
-    return head.concat(body).concatLazy(tail);
+  Source<AnswerPiece, NotUsed> pieces() {
+    return choices.size() == 1 ? pieces(choices.get(0))
+        : Source.from(choices).flatMapMerge(choices.size(), this::pieces);
   }
 
-  private Source<ByteString, NotUsed> frames(ChoiceText choice) {
+  private Source<AnswerPiece, NotUsed> pieces(ChoiceText choice) {
+    // concatLazy: concat pulls its second source before the first has ended, which would read
+    // the finish reason and count the tokens before there are any.
     return choice.text(generate.apply(choice.index))
-        .map(text -> frames.tokenFrame(choice.index, text))
+        .map(text -> AnswerPiece.text(choice.index, text))
         .concatLazy(Source.lazySingle(
-            () -> frames.finishFrame(choice.index, choice.finishReason())));
+            () -> AnswerPiece.end(choice.index, choice.finishReason(), choice.tokens)));
+  }
+
+  /**
+   * The SSE body: the role frames (chat), each choice's text frames and its own finish frame,
+   * the usage frame of all choices if asked for, {@code [DONE]}.
+   */
+  Source<ByteString, NotUsed> stream() {
+    ByteString head = framer.head();
+    return (head.isEmpty() ? Source.<ByteString>empty() : Source.single(head))
+        .concat(pieces().map(framer::frame))
+        .concatLazy(Source.lazySingle(framer::tail));
   }
 
   /** The whole answer's JSON once every choice has ended; one failing fails them all. */
   CompletionStage<String> whole(Materializer materializer) {
-    return Source.from(choices)
-        .flatMapMerge(choices.size(), choice -> choice.text(generate.apply(choice.index))
-            .fold(new StringBuilder(), StringBuilder::append)
-            .map(text -> Pair.create(choice.index, new SseFrames.Choice(text.toString(),
-                choice.finishReason(), choice.tokens))))
-        .runWith(Sink.seq(), materializer)
-        .thenApplyAsync(ended -> {  // an executor: Scala's adapter would start a thread
-          List<Pair<Integer, SseFrames.Choice>> ordered = new ArrayList<>(ended);
-          ordered.sort(Comparator.comparing(Pair::first));
-          return frames.fullResponse(id, created, ordered.stream().map(Pair::second).toList());
-        }, Runnable::run);
-  }
-
-  private int completionTokens() {
-    int tokens = 0;
-    for (ChoiceText choice : choices) {
-      tokens += choice.tokens;
-    }
-    return tokens;
+    return pieces().runForeach(framer::add, materializer)
+        // An executor: Scala's adapter would start a thread.
+        .thenApplyAsync(done -> framer.whole(), Runnable::run);
   }
 
   /**

@@ -2,6 +2,7 @@ package dev.sluice.replica.http;
 
 import dev.sluice.core.http.ApiError;
 import dev.sluice.core.http.ServeReason;
+import dev.sluice.core.openai.AnswerPiece;
 import dev.sluice.core.openai.CompletionRequest;
 import dev.sluice.core.openai.CompletionRequestParser;
 import dev.sluice.core.relay.AnswerChunk;
@@ -14,19 +15,16 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.BooleanSupplier;
-import org.apache.pekko.NotUsed;
 import org.apache.pekko.stream.Materializer;
-import org.apache.pekko.stream.javadsl.Source;
 import org.apache.pekko.stream.javadsl.StreamRefs;
-import org.apache.pekko.util.ByteString;
 
 /**
  * The replica's side of the relayed path: the same slots, reservations, validation, engine and
  * answer ({@link CompletionAnswer}: {@code n} choices, stop strings, usage) as its HTTP endpoint,
- * but the request arrives as a {@link Generate} message and the answer's bytes leave through a
- * stream ref in {@link AnswerChunk}s, for the ingress to pass on.
+ * but the request arrives as a {@link Generate} message and the answer's pieces leave through a
+ * stream ref in {@link AnswerChunk}s, for the ingress to frame (a token's text crosses, not its
+ * SSE frame).
  */
 public final class RelayHandler {
 
@@ -70,60 +68,31 @@ public final class RelayHandler {
       return CompletableFuture.completedFuture(new GenerateReply.Refused(replicaId,
           error.status(), Optional.empty(), error.toJson()));
     }
-    CompletionAnswer answer = CompletionAnswer.of(request, generate.requestId(), engine);
     // A stream ref nobody subscribes to fails after its subscription timeout, which ends this
     // source too and frees the slot; nothing is generated before the ingress subscribes.
-    var chunks = (request.stream() ? streamed(answer, slot) : whole(answer, slot))
-        // No message over the limit: a whole answer can be larger than Artery's largest message.
-        .mapConcat(RelayHandler::pieces)
-        // Frames the ingress has not asked for yet travel together: one message per batch.
-        .batchWeighted(AnswerChunk.MAX_BYTES, bytes -> (long) bytes.size(), bytes -> bytes,
-            ByteString::concat)
-        .map(bytes -> new AnswerChunk(bytes.toArrayUnsafe()))
+    var chunks = CompletionAnswer.of(request, generate.requestId(), engine).pieces()
+        .watchTermination((notUsed, done) -> {
+          done.whenCompleteAsync((d, failure) -> slot.release(), executor);
+          return notUsed;
+        })
+        // Pieces the ingress has not asked for yet travel together: one message per batch.
+        .batchWeighted(AnswerChunk.MAX_TEXT, piece -> (long) piece.text().length(),
+            RelayHandler::firstOf, RelayHandler::add)
+        .map(AnswerChunk::new)
         .runWith(StreamRefs.sourceRef(), materializer);
     return CompletableFuture.completedFuture(
         new GenerateReply.Streaming(replicaId, request, chunks));
   }
 
-  /** {@code bytes} cut into pieces of at most {@link AnswerChunk#MAX_BYTES}, without copying. */
-  static List<ByteString> pieces(ByteString bytes) {
-    if (bytes.size() <= AnswerChunk.MAX_BYTES) {
-      return List.of(bytes);
-    }
-    List<ByteString> pieces = new ArrayList<>(bytes.size() / AnswerChunk.MAX_BYTES + 1);
-    for (int from = 0; from < bytes.size(); from += AnswerChunk.MAX_BYTES) {
-      pieces.add(bytes.slice(from, Math.min(bytes.size(), from + AnswerChunk.MAX_BYTES)));
-    }
-    return pieces;
+  private static List<AnswerPiece> firstOf(AnswerPiece piece) {
+    List<AnswerPiece> batch = new ArrayList<>();
+    batch.add(piece);
+    return batch;
   }
 
-  /** The SSE frames; the slot is held until the stream ends, however it ends. */
-  private Source<ByteString, NotUsed> streamed(CompletionAnswer answer, Slots.Slot slot) {
-    return answer.stream().watchTermination((notUsed, done) -> {
-      done.whenCompleteAsync((d, failure) -> slot.release(), executor);
-      return notUsed;
-    });
-  }
-
-  /**
-   * The whole JSON answer as one element once every choice has ended. Once started, the slot is
-   * held until generation ends, as on the replica's endpoint, even if the ingress leaves first.
-   */
-  private Source<ByteString, NotUsed> whole(CompletionAnswer answer, Slots.Slot slot) {
-    AtomicBoolean started = new AtomicBoolean();
-    return Source.lazyCompletionStage(() -> {
-      started.set(true);
-      return answer.whole(materializer)
-          .whenCompleteAsync((body, failure) -> slot.release(), executor)
-          .thenApplyAsync(ByteString::fromString, Runnable::run);
-    }).watchTermination((future, done) -> {
-      done.whenCompleteAsync((d, failure) -> {
-        if (!started.get()) {
-          slot.release();
-        }
-      }, executor);
-      return NotUsed.getInstance();
-    });
+  private static List<AnswerPiece> add(List<AnswerPiece> batch, AnswerPiece piece) {
+    batch.add(piece);
+    return batch;
   }
 
   private CompletionStage<GenerateReply> refuse(ServeReason reason, String message) {

@@ -6,6 +6,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.typesafe.config.ConfigFactory;
 import dev.sluice.core.config.EngineConfig;
 import dev.sluice.core.http.SluiceHeaders;
+import dev.sluice.core.openai.AnswerFramer;
+import dev.sluice.core.openai.AnswerPiece;
 import dev.sluice.core.openai.CompletionRequest;
 import dev.sluice.core.relay.AnswerChunk;
 import dev.sluice.core.relay.Generate;
@@ -13,7 +15,6 @@ import dev.sluice.core.relay.GenerateReply;
 import dev.sluice.core.testing.Await;
 import dev.sluice.core.testing.Sse;
 import dev.sluice.replica.engine.SimulatedEngine;
-import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -34,8 +35,8 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * The replica's side of the relayed path: the answer it streams back is the one its own endpoint
- * gives, byte for byte, whatever OpenAI fields the request uses.
+ * The replica's side of the relayed path: the pieces it streams back, framed as the ingress frames
+ * them, give the answer its own endpoint gives, whatever OpenAI fields the request uses.
  */
 class RelayHandlerTest {
 
@@ -70,27 +71,34 @@ class RelayHandlerTest {
         testKit.<GenerateReply>createTestProbe().ref())).toCompletableFuture().get();
   }
 
-  /** The relayed answer's chunks, as the ingress receives them. */
-  private static List<AnswerChunk> chunks(CompletionRequest.Kind kind, String requestId,
-      String body) throws Exception {
+  /** The relayed answer's chunks, as the ingress receives them, and the request they answer. */
+  private record Relayed(CompletionRequest request, List<AnswerChunk> chunks) {}
+
+  private static Relayed chunks(CompletionRequest.Kind kind, String requestId, String body)
+      throws Exception {
     GenerateReply reply = generate(kind, requestId, body);
     assertThat(reply).isInstanceOf(GenerateReply.Streaming.class);
-    return ((GenerateReply.Streaming) reply).answer().getSource()
-        .runWith(Sink.seq(), testKit.system()).toCompletableFuture().get();
+    GenerateReply.Streaming streaming = (GenerateReply.Streaming) reply;
+    return new Relayed(streaming.request(), streaming.answer().getSource()
+        .runWith(Sink.seq(), testKit.system()).toCompletableFuture().get());
   }
 
-  /** The relayed answer's body, as the ingress passes it on. */
+  /** The relayed answer's body, framed as the ingress frames it. */
   private static String relayed(CompletionRequest.Kind kind, String requestId, String body)
       throws Exception {
-    return joined(chunks(kind, requestId, body));
+    return framed(chunks(kind, requestId, body), requestId);
   }
 
-  private static String joined(List<AnswerChunk> chunks) {
-    ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-    for (AnswerChunk chunk : chunks) {
-      bytes.writeBytes(chunk.bytes());
+  private static String framed(Relayed relayed, String requestId) {
+    AnswerFramer framer = new AnswerFramer(relayed.request(),
+        AnswerFramer.answerId(relayed.request(), requestId), System.currentTimeMillis() / 1000);
+    if (!relayed.request().stream()) {
+      relayed.chunks().forEach(chunk -> chunk.pieces().forEach(framer::add));
+      return framer.whole();
     }
-    return bytes.toString(StandardCharsets.UTF_8);
+    StringBuilder body = new StringBuilder(framer.head().utf8String());
+    relayed.chunks().forEach(chunk -> body.append(framer.frames(chunk.pieces()).utf8String()));
+    return body.append(framer.tail().utf8String()).toString();
   }
 
   /** The same request's body from the replica's own endpoint. */
@@ -160,14 +168,19 @@ class RelayHandlerTest {
   }
 
   @Test
-  void aWholeAnswerLargerThanAChunkCrossesInChunksOfAtMostTheLimit() throws Exception {
+  void aLongAnswerCrossesAsTextInSmallChunksNotAsFrames() throws Exception {
     String body = "{\"prompt\":\"big\",\"max_tokens\":3000,\"n\":2}";
 
-    List<AnswerChunk> chunks = chunks(CompletionRequest.Kind.COMPLETION, "r-big", body);
+    Relayed relayed = chunks(CompletionRequest.Kind.COMPLETION, "r-big", body);
 
-    assertThat(chunks).hasSizeGreaterThan(1).allSatisfy(chunk ->
-        assertThat(chunk.bytes().length).isLessThanOrEqualTo(AnswerChunk.MAX_BYTES));
-    assertThat(canonical(joined(chunks)))
+    assertThat(relayed.chunks()).allSatisfy(chunk -> assertThat(chunk.pieces().stream()
+        .mapToInt(piece -> piece.text().length()).sum())
+        .isLessThanOrEqualTo(AnswerChunk.MAX_TEXT));
+    List<AnswerPiece> ends = relayed.chunks().stream().flatMap(c -> c.pieces().stream())
+        .filter(AnswerPiece::isEnd).toList();
+    assertThat(ends).extracting(AnswerPiece::choice).containsExactlyInAnyOrder(0, 1);
+    assertThat(ends).allSatisfy(end -> assertThat(end.tokens()).isEqualTo(3000));
+    assertThat(canonical(framed(relayed, "r-big")))
         .isEqualTo(canonical(endpoint("/v1/completions", "r-big", body)));
   }
 
