@@ -149,12 +149,8 @@ final class RelayedPath {
       return HttpResponse.create().withStatus(200).withHeaders(headers)
           .withEntity(HttpEntities.createChunked(ContentTypes.APPLICATION_JSON, whole));
     }
-    ByteString head = framer.head();
-    Source<ByteString, NotUsed> body = (head.isEmpty() ? Source.<ByteString>empty()
-        : Source.single(head))
-        .concat(chunks.map(chunk -> framer.frames(chunk.pieces())))
-        // Lazy: the usage is known once every piece was framed.
-        .concatLazy(Source.lazySingle(framer::tail));
+    Source<ByteString, NotUsed> body =
+        framer.stream(chunks.map(chunk -> framer.frames(chunk.pieces())));
     headers.add(RawHeader.create("Cache-Control", "no-cache"));
     return HttpResponse.create().withStatus(200).withHeaders(headers)
         .withEntity(HttpEntities.createChunked(MediaTypes.TEXT_EVENT_STREAM.toContentType(),

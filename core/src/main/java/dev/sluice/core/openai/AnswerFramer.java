@@ -2,6 +2,8 @@ package dev.sluice.core.openai;
 
 import java.util.ArrayList;
 import java.util.List;
+import org.apache.pekko.NotUsed;
+import org.apache.pekko.stream.javadsl.Source;
 import org.apache.pekko.util.ByteString;
 import org.apache.pekko.util.ByteStringBuilder;
 
@@ -70,6 +72,17 @@ public final class AnswerFramer {
       out.append(frame(piece));
     }
     return out.result();
+  }
+
+  /**
+   * A stream's body around {@code frames}, the pieces as framed by this framer: the head first,
+   * the tail once every frame has passed (lazily: the usage is known only then).
+   */
+  public Source<ByteString, NotUsed> stream(Source<ByteString, NotUsed> frames) {
+    ByteString head = head();
+    return (head.isEmpty() ? Source.<ByteString>empty() : Source.single(head))
+        .concat(frames)
+        .concatLazy(Source.lazySingle(this::tail));
   }
 
   /** What a stream ends with, once every piece was framed: the usage if asked for, [DONE]. */

@@ -4,9 +4,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.typesafe.config.ConfigFactory;
 import dev.sluice.core.testing.Sse;
 import java.util.List;
 import java.util.Optional;
+import org.apache.pekko.NotUsed;
+import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
+import org.apache.pekko.stream.javadsl.Source;
+import org.apache.pekko.util.ByteString;
 import org.junit.jupiter.api.Test;
 
 class AnswerFramerTest {
@@ -39,6 +44,28 @@ class AnswerFramerTest {
     assertThat(frames.get(6).get("choices")).isEmpty();
     assertThat(frames.get(6).at("/usage/completion_tokens").asInt()).isEqualTo(6);
     assertThat(frames).allSatisfy(f -> assertThat(f.get("id").asText()).isEqualTo("chatcmpl-1"));
+  }
+
+  @Test
+  void aStreamsUsageComesAfterEveryFrameHasPassed() throws Exception {
+    ActorTestKit kit = ActorTestKit.create(ConfigFactory
+        .parseResources("application-test-base.conf").withFallback(ConfigFactory.load()));
+    try {
+      AnswerFramer framer = new AnswerFramer(CHAT, "chatcmpl-1", 7);
+      Source<ByteString, NotUsed> frames = Source.from(List.of(AnswerPiece.text(0, "a"),
+          AnswerPiece.end(0, "stop", 3), AnswerPiece.end(1, "length", 5))).map(framer::frame);
+
+      String body = framer.stream(frames)
+          .runFold("", (text, bytes) -> text + bytes.utf8String(), kit.system())
+          .toCompletableFuture().get();
+
+      List<JsonNode> parsed = Sse.jsonFrames(body);
+      assertThat(parsed).hasSize(6);
+      assertThat(parsed.get(1).at("/choices/0/delta/role").asText()).isEqualTo("assistant");
+      assertThat(parsed.get(5).at("/usage/completion_tokens").asInt()).isEqualTo(8);
+    } finally {
+      kit.shutdownTestKit();
+    }
   }
 
   @Test

@@ -78,10 +78,7 @@ final class CompletionAnswer {
    * the usage frame of all choices if asked for, {@code [DONE]}.
    */
   Source<ByteString, NotUsed> stream() {
-    ByteString head = framer.head();
-    return (head.isEmpty() ? Source.<ByteString>empty() : Source.single(head))
-        .concat(pieces().map(framer::frame))
-        .concatLazy(Source.lazySingle(framer::tail));
+    return framer.stream(pieces().map(framer::frame));
   }
 
   /** The whole answer's JSON once every choice has ended; one failing fails them all. */
