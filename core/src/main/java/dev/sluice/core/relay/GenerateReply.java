@@ -10,9 +10,9 @@ import org.apache.pekko.stream.SourceRef;
 public sealed interface GenerateReply extends ClusterMessage {
 
   /**
-   * Generation started: the answer's body comes through {@code answer}, framed by the replica
-   * as its own endpoint frames it (SSE when {@code request.stream()}, else the whole JSON
-   * answer); the ingress passes the bytes on.
+   * Generation started: the answer's pieces (each choice's text, then its end) come through
+   * {@code answer}; the ingress frames them for {@code request} as the replica's endpoint would
+   * (SSE when {@code request.stream()}, else the whole JSON answer).
    */
   record Streaming(String replicaId, CompletionRequest request, SourceRef<AnswerChunk> answer)
       implements GenerateReply {
