@@ -13,7 +13,7 @@ import java.util.List;
  */
 public record AnswerChunk(List<AnswerPiece> pieces) implements ClusterMessage {
 
-  /** At most this many bytes of text per element (a longer piece travels alone). */
+  /** At most this many characters of text per element (a longer piece travels alone). */
   public static final int MAX_TEXT = 16 * 1024;
 
   public AnswerChunk {

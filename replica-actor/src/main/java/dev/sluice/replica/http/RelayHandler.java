@@ -68,8 +68,8 @@ public final class RelayHandler {
       return CompletableFuture.completedFuture(new GenerateReply.Refused(replicaId,
           error.status(), Optional.empty(), error.toJson()));
     }
-    // A stream ref nobody subscribes to fails after its subscription timeout, which ends this
-    // source too and frees the slot; nothing is generated before the ingress subscribes.
+    // Generation starts now; the stream ref holds what it cannot send yet. One nobody subscribes
+    // to fails after its subscription timeout, which ends this source too and frees the slot.
     var chunks = CompletionAnswer.of(request, generate.requestId(), engine).pieces()
         .watchTermination((notUsed, done) -> {
           done.whenCompleteAsync((d, failure) -> slot.release(), executor);
