@@ -8,10 +8,16 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import com.typesafe.config.Config;
 import dev.sluice.core.ReplicaInfo;
 import dev.sluice.core.testing.Await;
+import dev.sluice.core.testing.RawHttp;
 import dev.sluice.core.testing.RawStream;
 import dev.sluice.core.testing.Sse;
 import dev.sluice.replica.engine.SimulatedEngine;
+import java.io.BufferedInputStream;
+import java.io.InputStream;
+import java.net.InetAddress;
+import java.net.Socket;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
@@ -254,6 +260,33 @@ abstract class IngressSuite {
         .isEqualTo("sim");
     assertThat(TestNodes.get(ingress, "/-/routes").body()).isEqualTo("{\"/\":\"llm\"}");
     assertThat(TestNodes.get(ingress, "/-/healthz").statusCode()).isEqualTo(200);
+  }
+
+  @Test
+  void answersHeadAsGetWithoutTheBodyAndNamesTheAllowedMethodsOn405() throws Exception {
+    String routes = TestNodes.get(ingress, "/-/routes").body();
+    try (Socket socket = new Socket(InetAddress.getLoopbackAddress(), ingress)) {
+      socket.setSoTimeout(15_000);
+      socket.getOutputStream().write(RawClient.bytes("HEAD /-/routes HTTP/1.1\r\nHost: x\r\n\r\n"
+          + "GET /-/healthz HTTP/1.1\r\nHost: x\r\n\r\n"));
+      InputStream in = new BufferedInputStream(socket.getInputStream());
+      assertThat(RawHttp.line(in)).startsWith("HTTP/1.1 200");
+      assertThat(RawHttp.fields(in).get("content-length"))
+          .isEqualTo(String.valueOf(routes.getBytes(StandardCharsets.UTF_8).length));
+      // No body after the HEAD's head: the next bytes are the second answer.
+      RawHttp.Response next = RawHttp.response(in);
+      assertThat(next.status()).isEqualTo(200);
+      assertThat(next.body()).isEqualTo("{\"status\":\"ok\"}");
+    }
+    RawHttp.Response get = RawClient.exchange(ingress,
+        "GET /v1/chat/completions HTTP/1.1\r\nHost: x\r\n\r\n");
+    assertThat(get.status()).isEqualTo(405);
+    assertThat(get.header("allow")).isEqualTo("POST");
+    RawHttp.Response delete = RawClient.exchange(ingress,
+        "DELETE /v1/models HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n");
+    assertThat(delete.status()).isEqualTo(405);
+    assertThat(delete.header("allow")).isEqualTo("GET, HEAD");
+    assertThat(Sse.json(delete.body()).at("/error/code").asText()).isEqualTo("method_not_allowed");
   }
 
   @Test

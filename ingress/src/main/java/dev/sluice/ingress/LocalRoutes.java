@@ -11,9 +11,9 @@ import java.util.Map;
 import java.util.TreeMap;
 
 /**
- * The routes the ingress answers itself, from its replica sets, on every data path: {@code GET
- * /v1/models}, {@code GET /v1/models/{id}}, {@code GET /-/healthz}, {@code GET /-/routes}; any
- * other path is a 404 (or 405) in the OpenAI error shape. The completions go to replicas.
+ * The routes the ingress answers itself, from its replica sets, on every data path: {@code GET}
+ * (and {@code HEAD}) {@code /v1/models}, {@code /v1/models/{id}}, {@code /-/healthz} and
+ * {@code /-/routes}; any other path is a 404 (or 405) in the OpenAI error shape. The completions go to replicas.
  */
 final class LocalRoutes {
 
@@ -30,13 +30,17 @@ final class LocalRoutes {
     return path.equals("/v1/chat/completions") || path.equals("/v1/completions");
   }
 
-  /** The answer to a request that is not a completion ({@code POST} to a completion route). */
+  /**
+   * The answer to a request that is not a completion ({@code POST} to a completion route). A
+   * {@code HEAD} is answered as its {@code GET}; the data path leaves the body out. A known path
+   * with the wrong method is 405 with {@code Allow} naming the right ones.
+   */
   Answer answer(String method, String path, String requestId) {
-    boolean known = isCompletion(path) || path.equals(MODELS) || path.startsWith(MODELS + "/")
-        || path.equals("/-/healthz") || path.equals("/-/routes");
-    if (known && !method.equals(isCompletion(path) ? "POST" : "GET")) {
+    String allow = allowedMethods(path);
+    if (allow != null && (isCompletion(path)
+        || !(method.equals("GET") || method.equals("HEAD")))) {
       return Answers.error(ApiError.Code.METHOD_NOT_ALLOWED,
-          "Method " + method + " not allowed on " + path, requestId);
+          "Method " + method + " not allowed on " + path, requestId).with("Allow", allow);
     }
     String json;
     if (path.equals(MODELS)) {
@@ -56,6 +60,16 @@ final class LocalRoutes {
       return Answers.error(ApiError.Code.NOT_FOUND, "Not found: " + path, requestId);
     }
     return Answer.json(200, json).with(SluiceHeaders.REQUEST_ID, requestId);
+  }
+
+  /** The methods {@code path} takes ({@code Allow}), or null for a path not served here. */
+  private static String allowedMethods(String path) {
+    if (isCompletion(path)) {
+      return "POST";
+    }
+    boolean read = path.equals(MODELS) || path.startsWith(MODELS + "/")
+        || path.equals("/-/healthz") || path.equals("/-/routes");
+    return read ? "GET, HEAD" : null;
   }
 
   /** Route prefix to application name, like Ray Serve's {@code /-/routes}. */

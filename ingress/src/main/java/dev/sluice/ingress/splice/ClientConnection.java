@@ -243,14 +243,15 @@ final class ClientConnection implements EventLoop.Handler {
     }
     loop.stats.observer.routed(trace,
         decision instanceof Decision.Forward forward ? forward.replicaId() : null);
+    boolean headRequest = request.method().equals("HEAD");
     if (failure != null) {
       String incident = UUID.randomUUID().toString();
       log.error("Request {} failed in the ingress (incident {})", request.requestId(), incident,
           failure);
       respond(Answers.error(ApiError.Code.INTERNAL, "The ingress failed on this request "
-          + "(incident " + incident + ")", request.requestId()));
+          + "(incident " + incident + ")", request.requestId()), !headRequest);
     } else if (decision instanceof Decision.Respond respond) {
-      respond(respond.answer());
+      respond(respond.answer(), !headRequest);
     } else {
       Decision.Forward forward = (Decision.Forward) decision;
       if (http10) {
@@ -282,14 +283,21 @@ final class ClientConnection implements EventLoop.Handler {
   }
 
   private void respond(Answer answer) {
+    respond(answer, true);
+  }
+
+  /** Writes an answer made here; {@code withBody} false for the answer to a {@code HEAD}. */
+  private void respond(Answer answer, boolean withBody) {
     requestReleased();
     state = State.RESPONDING;
     if (trace != null) {
       loop.stats.observer.head(trace, answer.status(),
           answer.header(dev.sluice.core.http.SluiceHeaders.SERVE_REASON), false);
-      trace.body(answer.body(), 0, answer.body().length);
+      if (withBody) {
+        trace.body(answer.body(), 0, answer.body().length);
+      }
     }
-    byte[] bytes = ResponseRenderer.render(answer, closeAfterResponse);
+    byte[] bytes = ResponseRenderer.render(answer, closeAfterResponse, withBody);
     write(bytes, 0, bytes.length);
     if (out.isEmpty() && state == State.RESPONDING) {
       answered();

@@ -9,7 +9,11 @@ final class ResponseRenderer {
 
   private ResponseRenderer() {}
 
-  static byte[] render(Answer answer, boolean close) {
+  /**
+   * The answer's head and body; {@code withBody} false (the answer to a {@code HEAD}) leaves the
+   * body out and keeps the Content-Length its {@code GET} would have.
+   */
+  static byte[] render(Answer answer, boolean close, boolean withBody) {
     byte[] body = answer.body();
     StringBuilder head = new StringBuilder(256);
     head.append("HTTP/1.1 ").append(answer.status()).append(' ')
@@ -24,6 +28,9 @@ final class ResponseRenderer {
     }
     head.append("\r\n");
     byte[] headBytes = head.toString().getBytes(StandardCharsets.ISO_8859_1);
+    if (!withBody) {
+      return headBytes;
+    }
     byte[] all = new byte[headBytes.length + body.length];
     System.arraycopy(headBytes, 0, all, 0, headBytes.length);
     System.arraycopy(body, 0, all, headBytes.length, body.length);

@@ -60,7 +60,7 @@ public final class SpliceServer implements AutoCloseable {
     this.localAddress = (InetSocketAddress) server.getLocalAddress();
     this.overloaded = ResponseRenderer.render(Answers.error(ApiError.Code.OVERLOADED,
         "The ingress has " + settings.maxConnections() + " connections open, its limit "
-            + "(sluice.ingress.splice.max-connections): retry shortly", "-"), true);
+            + "(sluice.ingress.splice.max-connections): retry shortly", "-"), true, true);
   }
 
   /**
