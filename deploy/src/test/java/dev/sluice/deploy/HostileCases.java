@@ -152,7 +152,10 @@ final class HostileCases {
         "/v1%2Fchat/completions"), 404, 1, 0, NONE);
     add("a completion over HTTP/1.0", completion().replace("HTTP/1.1", "HTTP/1.0"), 505, 1, 0,
         NONE);
-    add("a HEAD request", "HEAD /v1/models HTTP/1.1\r\nHost: x\r\n\r\n", 405, 1, 0, NONE);
+    add("a HEAD request", "HEAD /v1/models HTTP/1.1\r\nHost: x\r\n\r\n", 200, 1, 0,
+        response -> assertThat(response.header("content-length")).isNotEqualTo("0"));
+    add("HEAD on a completion route", "HEAD /v1/completions HTTP/1.1\r\nHost: x\r\n\r\n", 405,
+        1, 0, response -> assertThat(response.header("allow")).isEqualTo("POST"));
   }
 
   private void requestLines() {

@@ -21,7 +21,8 @@ final class RawClient {
 
   /**
    * Writes {@code request} and reads up to {@code answers} final answers (informational ones are
-   * skipped), fewer if the connection closes first.
+   * skipped), fewer if the connection closes first. When {@code request} starts with a
+   * {@code HEAD}, its answer is read without a body.
    */
   static List<RawHttp.Response> exchange(int port, byte[] request, int answers)
       throws IOException {
@@ -31,8 +32,10 @@ final class RawClient {
       socket.getOutputStream().flush();
       InputStream in = new BufferedInputStream(socket.getInputStream());
       List<RawHttp.Response> responses = new ArrayList<>();
+      boolean head = new String(request, 0, Math.min(5, request.length),
+          StandardCharsets.ISO_8859_1).equals("HEAD ");
       while (responses.size() < answers) {
-        RawHttp.Response response = RawHttp.response(in);
+        RawHttp.Response response = RawHttp.response(in, head && responses.isEmpty());
         if (response == null) {
           break;
         }

@@ -47,13 +47,21 @@ public final class RawHttp {
 
   /** The next response; null when the connection closed before one started. */
   public static Response response(InputStream in) throws IOException {
+    return response(in, false);
+  }
+
+  /**
+   * The next response; {@code toHead} for the answer to a {@code HEAD}, whose head announces a
+   * body that never comes (a final answer's body is then empty).
+   */
+  public static Response response(InputStream in, boolean toHead) throws IOException {
     String status = line(in);
     if (status == null) {
       return null;
     }
     Map<String, String> headers = fields(in);
     int code = Integer.parseInt(status.split(" ")[1]);
-    if (code == 100) {
+    if (code == 100 || (toHead && code >= 200)) {
       return new Response(code, headers, "");
     }
     return new Response(code, headers, body(in, headers));
