@@ -189,6 +189,18 @@ class ControllerApiIT {
   }
 
   @Test
+  void headIsAnsweredAsGetWithoutTheBody() throws Exception {
+    for (String path : List.of("/", "/api/applications", "/api/cluster")) {
+      HttpResponse<String> get = call("GET", path, null, null);
+      HttpResponse<String> head = call("HEAD", path, null, null);
+      assertThat(head.statusCode()).as(path).isEqualTo(200);
+      assertThat(head.body()).as(path).isEmpty();
+      assertThat(head.headers().firstValue("content-type"))
+          .isEqualTo(get.headers().firstValue("content-type"));
+    }
+  }
+
+  @Test
   void theClusterViewNamesMembersLeaderAndSingletons() throws Exception {
     JsonNode cluster = Sse.json(call("GET", "/api/cluster", null, null).body());
     String self = node.system().address().toString();

@@ -187,6 +187,16 @@ class MetricsIT {
   }
 
   @Test
+  void headIsAnsweredAsGetWithoutTheBody() throws Exception {
+    HttpResponse<String> head = TestNodes.api(node.metricsPort().orElseThrow(), "HEAD",
+        "/metrics", null, null);
+    assertThat(head.statusCode()).isEqualTo(200);
+    assertThat(head.body()).isEmpty();
+    assertThat(head.headers().firstValue("content-type").orElse(""))
+        .startsWith("text/plain; version=0.0.4");
+  }
+
+  @Test
   void theExpositionPassesPromtool() throws Exception {
     stream(node.ingressPort().orElseThrow(), CHAT, "it-req-promtool");
     Process promtool = new ProcessBuilder("promtool", "check", "metrics")

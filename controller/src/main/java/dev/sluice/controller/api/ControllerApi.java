@@ -32,6 +32,7 @@ import org.apache.pekko.http.javadsl.model.HttpMethods;
 import org.apache.pekko.http.javadsl.model.HttpRequest;
 import org.apache.pekko.http.javadsl.model.HttpResponse;
 import org.apache.pekko.http.javadsl.model.headers.RawHeader;
+import org.apache.pekko.http.javadsl.settings.ServerSettings;
 import org.apache.pekko.stream.Materializer;
 
 /**
@@ -73,7 +74,10 @@ public final class ControllerApi {
   }
 
   public CompletionStage<ServerBinding> bind() {
+    // HEAD is answered as GET without the body (uptime checks, load balancers).
     return Http.get(system).newServerAt(settings.apiHost(), settings.apiPort())
+        .withSettings(ServerSettings.create(system.settings().config())
+            .withTransparentHeadRequests(true))
         .bind(this::handle);
   }
 
