@@ -58,8 +58,14 @@ final class ApiCommands {
     Path file;
 
     @Override
-    public Integer call() throws IOException {
-      String body = Files.readString(file);
+    public Integer call() {
+      String body;
+      try {
+        body = Files.readString(file);
+      } catch (IOException e) {
+        throw new IllegalArgumentException("FILE: " + file
+            + " (expected: a readable YAML or JSON file; " + e.getClass().getSimpleName() + ")");
+      }
       String type = file.toString().endsWith(".json") ? "application/json" : "application/yaml";
       return target.print(target.client().send("PUT", "/api/applications", body, type));
     }

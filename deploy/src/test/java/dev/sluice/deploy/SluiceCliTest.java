@@ -81,6 +81,16 @@ class SluiceCliTest {
   }
 
   @Test
+  void deployOfAMissingFileFailsWithItsName() {
+    int[] code = new int[1];
+    String err = stderrOf(() -> code[0] = SluiceCli.execute("deploy", "/no/such.yaml"));
+
+    assertThat(code[0]).isEqualTo(1);
+    assertThat(err).contains("FILE: /no/such.yaml (expected: a readable YAML or JSON file; "
+        + "NoSuchFileException)");
+  }
+
+  @Test
   void invalidApplicationConfigNamesTheField() {
     var file = TestNodes.appFile(TestNodes.app(2, 0, 0, 4).replace("max_ongoing_requests: 4",
         "max_ongoing_requests: 0"));
