@@ -225,6 +225,20 @@
     if (extra > 0) KEYS.forEach((k) => points[k].splice(0, extra));
   }
 
+  // A sample with no sample beside it (one request between idle seconds: TTFT has a value only
+  // while requests arrive) makes no line, so it gets a dot; everything else stays a plain line.
+  function loneSamples(u, seriesIdx, show) {
+    if (show) return null;
+    const ys = u.data[seriesIdx];
+    const lone = [];
+    for (let i = 0; i < ys.length; i++) {
+      if (ys[i] != null && (i === 0 || ys[i - 1] == null) && (i === ys.length - 1 || ys[i + 1] == null)) {
+        lone.push(i);
+      }
+    }
+    return lone.length ? lone : null;
+  }
+
   function chartOptions(def) {
     return {
       width: 480,
@@ -232,7 +246,8 @@
       // Rates and latencies are never negative: pin y at 0 and keep a non-empty range when all zero.
       scales: { x: { time: true }, y: { range: (u, min, max) => [0, isNum(max) && max > 0 ? max * 1.1 : 1] } },
       series: [{}].concat(def.series.map((s) =>
-        ({ label: s[0], stroke: s[2], width: 1.5, points: { show: false }, value: (u, v) => fmt1(v) }))),
+        ({ label: s[0], stroke: s[2], width: 1.5, points: { show: false, filter: loneSamples, size: 5 },
+          value: (u, v) => fmt1(v) }))),
       axes: [{}, { size: 50 }],
     };
   }
