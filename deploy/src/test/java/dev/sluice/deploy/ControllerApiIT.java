@@ -166,7 +166,15 @@ class ControllerApiIT {
     assertError(call("PATCH", "/api/applications/llm/deployments/nope", "{\"num_replicas\": 2}",
         "application/json"), 404, "'nope'");
     assertError(call("DELETE", "/api/applications/nope", null, null), 404, "'nope'");
-    assertError(call("POST", "/api/applications", "{}", "application/json"), 405, "POST");
+    HttpResponse<String> post = call("POST", "/api/applications", "{}", "application/json");
+    assertError(post, 405, "POST");
+    assertThat(post.headers().firstValue("allow")).hasValue("GET, HEAD, PUT");
+    assertThat(call("GET", "/api/applications/llm/deployments/sim", null, null).headers()
+        .firstValue("allow")).hasValue("PATCH");
+    assertThat(call("PUT", "/api/applications/llm", "{}", "application/json").headers()
+        .firstValue("allow")).hasValue("DELETE");
+    assertError(call("PATCH", "/api/applications/llm/replicas/x", "{}", "application/json"),
+        404, "/api/applications/llm/replicas/x");
     assertError(call("GET", "/api/nothing", null, null), 404, "/api/nothing");
 
     assertThat(shape()).as("the running state is unchanged").isEqualTo(before);

@@ -132,13 +132,28 @@ public final class ControllerApi {
       return page.get();
     }
     request.discardEntityBytes(materializer);
-    boolean known = path.equals(APPS) || path.equals("/api/events")
-        || path.equals("/api/cluster")
-        || (path.startsWith(APPS + "/") && (parts.length == 4 || parts.length == 6));
-    return done(error(known
-        ? new ApiError(ApiError.Code.METHOD_NOT_ALLOWED, "Method " + method.value()
-            + " not allowed on " + path, null)
-        : new ApiError(ApiError.Code.NOT_FOUND, "Not found: " + path, null)));
+    String allow = allowedMethods(path, parts);
+    return done(allow == null
+        ? error(new ApiError(ApiError.Code.NOT_FOUND, "Not found: " + path, null))
+        : error(new ApiError(ApiError.Code.METHOD_NOT_ALLOWED, "Method " + method.value()
+            + " not allowed on " + path, null)).addHeader(RawHeader.create("Allow", allow)));
+  }
+
+  /** The methods an API path takes ({@code Allow} of a 405), or null for no such path. */
+  private static String allowedMethods(String path, String[] parts) {
+    if (path.equals(APPS)) {
+      return "GET, HEAD, PUT";
+    }
+    if (path.equals("/api/events") || path.equals("/api/cluster")) {
+      return "GET, HEAD";
+    }
+    if (path.startsWith(APPS + "/") && parts.length == 4) {
+      return "DELETE";
+    }
+    if (path.startsWith(APPS + "/") && parts.length == 6 && parts[4].equals("deployments")) {
+      return "PATCH";
+    }
+    return null;
   }
 
   /** Reads the body (1 MiB at most), then runs {@code action}; a bad config is a 400. */
