@@ -254,6 +254,10 @@ final class HostileCases {
   }
 
   private void transferEncodings() {
+    refused("a gzip-encoded body", completion("Content-Encoding: gzip"), 415);
+    refused("Content-Encoding identity, then gzip",
+        completion("Content-Encoding: identity", "Content-Encoding: gzip"), 415);
+    served("Content-Encoding identity", completion("Content-Encoding: identity"));
     refused("chunked twice", chunked("0\r\n\r\n").replace("chunked\r\n",
         "chunked, chunked\r\n"));
     refused("gzip, chunked", chunked("0\r\n\r\n").replace("chunked\r\n", "gzip, chunked\r\n"));

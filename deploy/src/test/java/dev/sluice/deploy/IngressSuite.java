@@ -240,6 +240,19 @@ abstract class IngressSuite {
     Await.until(Duration.ofSeconds(1), "no slot held", () -> totalOngoing() == 0);
   }
 
+  @Test
+  void aCompressedBodyIsRefusedWith415NamingTheEncodingsAccepted() throws Exception {
+    HttpResponse<String> gzip = TestNodes.post(ingress, "/v1/chat/completions",
+        "{\"messages\":[{\"role\":\"user\",\"content\":\"x\"}]}", "content-encoding", "gzip");
+    assertError(gzip, 415, null);
+    assertThat(Sse.json(gzip.body()).at("/error/code").asText())
+        .isEqualTo("unsupported_media_type");
+    assertThat(Sse.json(gzip.body()).at("/error/message").asText())
+        .startsWith("Content-Encoding: gzip (expected: identity");
+    assertThat(gzip.headers().firstValue("accept-encoding")).hasValue("identity");
+    Await.until(Duration.ofSeconds(1), "no slot held", () -> totalOngoing() == 0);
+  }
+
   private static void assertError(HttpResponse<String> response, int status, String param) {
     assertThat(response.statusCode()).isEqualTo(status);
     JsonNode error = Sse.json(response.body()).get("error");

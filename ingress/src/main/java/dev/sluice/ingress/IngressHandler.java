@@ -57,7 +57,8 @@ final class IngressHandler implements Function<HttpRequest, CompletionStage<Http
   private CompletionStage<HttpResponse> answer(HttpRequest request, String path,
       String requestId) {
     Optional<Answer> refused = edge.authenticate(path, header(request, "authorization"),
-        requestId);
+        requestId).or(() -> edge.refuseContentCoding(request.getHeaders(), HttpHeader::name,
+            HttpHeader::value, requestId));
     if (refused.isEmpty() && LocalRoutes.isCompletion(path)
         && request.method().equals(HttpMethods.POST)) {
       return relayed.forward(request, requestId, path.equals("/v1/completions")

@@ -33,7 +33,9 @@ final class SpliceRouting implements SpliceDispatcher {
 
   @Override
   public Optional<Answer> screen(SpliceRequest head) {
-    return edge.authenticate(head.path(), head.header("authorization"), head.requestId());
+    return edge.authenticate(head.path(), head.header("authorization"), head.requestId())
+        .or(() -> edge.refuseContentCoding(head.headers(), HeaderField::name, HeaderField::value,
+            head.requestId()));
   }
 
   @Override

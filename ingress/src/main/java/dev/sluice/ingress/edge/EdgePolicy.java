@@ -2,6 +2,7 @@ package dev.sluice.ingress.edge;
 
 import dev.sluice.core.http.ApiError;
 import dev.sluice.core.http.ClusterToken;
+import dev.sluice.core.http.ContentCoding;
 import dev.sluice.core.http.RequestIds;
 import dev.sluice.core.http.SluiceHeaders;
 import dev.sluice.core.openai.ForwardedBody;
@@ -95,6 +96,25 @@ public final class EdgePolicy {
         : "Incorrect API key provided";
     return Optional.of(Answers.error(new ApiError(ApiError.Code.INVALID_API_KEY, message, null),
         requestId).with("www-authenticate", "Bearer"));
+  }
+
+  /**
+   * 415 for a request whose body comes in a content coding ({@link ContentCoding}), checked on
+   * the head before the body is read. Every {@code Content-Encoding} line counts, so an
+   * {@code identity} line cannot hide a second one.
+   */
+  public <H> Optional<Answer> refuseContentCoding(Iterable<H> headers, Function<H, String> name,
+      Function<H, String> value, String requestId) {
+    for (H header : headers) {
+      if (name.apply(header).equalsIgnoreCase(ContentCoding.HEADER)) {
+        Optional<ApiError> refusal = ContentCoding.refusal(value.apply(header));
+        if (refusal.isPresent()) {
+          return Optional.of(Answers.error(refusal.get(), requestId)
+              .with(ContentCoding.ACCEPT_HEADER, ContentCoding.IDENTITY));
+        }
+      }
+    }
+    return Optional.empty();
   }
 
   public boolean requiresApiKey() {

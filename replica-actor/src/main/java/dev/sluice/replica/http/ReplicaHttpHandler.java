@@ -7,11 +7,13 @@ import dev.sluice.core.openai.ModelList;
 import dev.sluice.core.Failures;
 import dev.sluice.core.http.ApiError;
 import dev.sluice.core.http.ClusterToken;
+import dev.sluice.core.http.ContentCoding;
 import dev.sluice.core.http.ServeReason;
 import dev.sluice.core.http.SluiceHeaders;
 import dev.sluice.replica.engine.Engine;
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -199,6 +201,16 @@ public final class ReplicaHttpHandler
       request.discardEntityBytes(materializer);
       return done(refuse(ServeReason.REPLICA_AT_CAPACITY, "Replica at capacity ("
           + slots.limit() + " ongoing requests)"));
+    }
+    for (HttpHeader header : request.getHeaders()) {
+      Optional<ApiError> refusal = header.is(ContentCoding.HEADER)
+          ? ContentCoding.refusal(header.value()) : Optional.empty();
+      if (refusal.isPresent()) {  // the reservation or slot is given back, never held
+        slot.release();
+        request.discardEntityBytes(materializer);
+        return done(error(refusal.get())
+            .addHeader(RawHeader.create(ContentCoding.ACCEPT_HEADER, ContentCoding.IDENTITY)));
+      }
     }
     String requestId = request.getHeader(SluiceHeaders.REQUEST_ID)
         .map(HttpHeader::value).orElseGet(() -> UUID.randomUUID().toString());

@@ -103,6 +103,13 @@ class ReplicaEndpointIT {
         "{\"model\":\"other\",\"messages\":[{\"role\":\"user\",\"content\":\"x\"}]}"), 404,
         "model_not_found", "model");
     assertError(post("/v2/nothing", "{}"), 404, "not_found", null);
+    HttpResponse<String> gzip = client.send(HttpRequest.newBuilder(
+            URI.create(base + "/v1/completions"))
+        .POST(HttpRequest.BodyPublishers.ofString("{\"prompt\":\"x\"}"))
+        .header("content-type", "application/json").header("content-encoding", "gzip").build(),
+        HttpResponse.BodyHandlers.ofString());
+    assertError(gzip, 415, "unsupported_media_type", null);
+    assertThat(gzip.headers().firstValue("accept-encoding")).hasValue("identity");
     assertThat(handler.slots().ongoing()).isZero();
   }
 

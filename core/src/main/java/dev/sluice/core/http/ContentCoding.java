@@ -1,0 +1,32 @@
+package dev.sluice.core.http;
+
+import java.util.Optional;
+
+/**
+ * Request bodies are taken as they are sent, never decoded: replicas and engines read them as
+ * JSON text. A body in a content coding (gzip, say) is refused with 415 before it is read, with
+ * {@code Accept-Encoding: identity} naming what is accepted (RFC 9110), by the ingress on both
+ * data paths and by the replica endpoints (which HAProxy's data plane reaches directly).
+ */
+public final class ContentCoding {
+
+  /** The request header, lowercase. */
+  public static final String HEADER = "content-encoding";
+  /** The answer's header naming the one coding accepted. */
+  public static final String ACCEPT_HEADER = "Accept-Encoding";
+  public static final String IDENTITY = "identity";
+
+  private ContentCoding() {}
+
+  /** The error for one {@code Content-Encoding} line, or empty when it is identity (or blank). */
+  public static Optional<ApiError> refusal(String value) {
+    String coding = value.strip();
+    if (coding.isEmpty() || coding.equalsIgnoreCase(IDENTITY)) {
+      return Optional.empty();
+    }
+    String shown = coding.length() > 64 ? coding.substring(0, 64) + "..." : coding;
+    return Optional.of(new ApiError(ApiError.Code.UNSUPPORTED_MEDIA_TYPE,
+        "Content-Encoding: " + shown + " (expected: identity; send the body uncompressed)",
+        null));
+  }
+}
