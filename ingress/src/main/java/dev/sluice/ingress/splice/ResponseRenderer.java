@@ -46,6 +46,7 @@ final class ResponseRenderer {
       case 405 -> "Method Not Allowed";
       case 408 -> "Request Timeout";
       case 413 -> "Content Too Large";
+      case 415 -> "Unsupported Media Type";
       case 431 -> "Request Header Fields Too Large";
       case 500 -> "Internal Server Error";
       case 502 -> "Bad Gateway";

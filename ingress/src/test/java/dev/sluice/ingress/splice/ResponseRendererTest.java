@@ -1,0 +1,32 @@
+package dev.sluice.ingress.splice;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.sluice.core.http.ApiError;
+import dev.sluice.ingress.edge.Answer;
+import java.nio.charset.StandardCharsets;
+import org.junit.jupiter.api.Test;
+
+class ResponseRendererTest {
+
+  @Test
+  void everyStatusTheIngressAnswersHasItsReasonPhrase() {
+    for (ApiError.Code code : ApiError.Code.values()) {
+      assertThat(ResponseRenderer.reason(code.status())).as(code.name()).isNotEqualTo("Status");
+    }
+    assertThat(ResponseRenderer.reason(200)).isEqualTo("OK");
+  }
+
+  @Test
+  void theAnswerToAHeadKeepsTheContentLengthAndLeavesTheBodyOut() {
+    Answer answer = Answer.json(200, "{\"status\":\"ok\"}");
+    String withBody = new String(ResponseRenderer.render(answer, false, true),
+        StandardCharsets.ISO_8859_1);
+    String head = new String(ResponseRenderer.render(answer, false, false),
+        StandardCharsets.ISO_8859_1);
+
+    assertThat(withBody).isEqualTo(head + "{\"status\":\"ok\"}");
+    assertThat(head).startsWith("HTTP/1.1 200 OK\r\n").contains("Content-Length: 15\r\n")
+        .endsWith("\r\n\r\n");
+  }
+}
