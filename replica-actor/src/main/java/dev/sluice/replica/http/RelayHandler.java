@@ -14,7 +14,6 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.Executor;
 import java.util.function.BooleanSupplier;
 import org.apache.pekko.stream.Materializer;
 import org.apache.pekko.stream.javadsl.StreamRefs;
@@ -34,19 +33,16 @@ public final class RelayHandler {
   private final Reservations reservations;
   private final CompletionRequestParser parser;
   private final Materializer materializer;
-  private final Executor executor;
   private final BooleanSupplier draining;
 
   RelayHandler(String replicaId, Engine engine, Slots slots, Reservations reservations,
-      CompletionRequestParser parser, Materializer materializer, Executor executor,
-      BooleanSupplier draining) {
+      CompletionRequestParser parser, Materializer materializer, BooleanSupplier draining) {
     this.replicaId = replicaId;
     this.engine = engine;
     this.slots = slots;
     this.reservations = reservations;
     this.parser = parser;
     this.materializer = materializer;
-    this.executor = executor;
     this.draining = draining;
   }
 
@@ -70,11 +66,9 @@ public final class RelayHandler {
     }
     // Generation starts now; the stream ref holds what it cannot send yet. One nobody subscribes
     // to fails after its subscription timeout, which ends this source too and frees the slot.
+    // The slot is free before the stream's end leaves for the ingress (see StreamEnd).
     var chunks = CompletionAnswer.of(request, generate.requestId(), engine).pieces()
-        .watchTermination((notUsed, done) -> {
-          done.whenCompleteAsync((d, failure) -> slot.release(), executor);
-          return notUsed;
-        })
+        .via(new StreamEnd<>(() -> { }, slot::release))
         // Pieces the ingress has not asked for yet travel together: one message per batch.
         .batchWeighted(AnswerChunk.MAX_TEXT, piece -> (long) piece.text().length(),
             RelayHandler::firstOf, RelayHandler::add)

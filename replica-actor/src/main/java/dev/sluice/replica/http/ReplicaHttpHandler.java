@@ -87,7 +87,7 @@ public final class ReplicaHttpHandler
         : List.of(RawHeader.create(SluiceHeaders.SERVED_BY, settings.replicaId()));
     this.clusterToken = ClusterToken.of(system);
     this.relay = new RelayHandler(settings.replicaId(), engine, slots, reservations, parser,
-        materializer, executor, () -> draining);
+        materializer, () -> draining);
     this.expirySweep = system.scheduler().scheduleWithFixedDelay(Duration.ofSeconds(1),
         Duration.ofSeconds(1), () -> reservations.expire(System.nanoTime()), executor);
   }
@@ -232,12 +232,9 @@ public final class ReplicaHttpHandler
   private CompletionStage<HttpResponse> stream(
       CompletionRequest request, String requestId, Slots.Slot slot) {
     AtomicBoolean materialized = new AtomicBoolean();
+    // The slot is free before the answer's last chunk goes out (see StreamEnd).
     Source<ByteString, NotUsed> body = CompletionAnswer.of(request, requestId, engine).stream()
-        .watchTermination((notUsed, done) -> {
-          materialized.set(true);
-          done.whenCompleteAsync((d, failure) -> slot.release(), executor);
-          return notUsed;
-        });
+        .via(new StreamEnd<>(() -> materialized.set(true), slot::release));
     // A response whose client vanished before it was rendered is never materialized: free the slot.
     system.scheduler().scheduleOnce(settings.unconsumedResponseTimeout(), () -> {
       if (!materialized.get()) {

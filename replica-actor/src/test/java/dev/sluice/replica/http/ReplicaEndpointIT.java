@@ -10,6 +10,7 @@ import dev.sluice.core.testing.Await;
 import dev.sluice.core.testing.Sse;
 import dev.sluice.replica.engine.SimulatedEngine;
 import java.io.BufferedReader;
+import java.io.InputStream;
 import java.io.InputStreamReader;
 import java.io.OutputStream;
 import java.net.Socket;
@@ -161,11 +162,35 @@ class ReplicaEndpointIT {
         () -> engine.stats().aborted() == abortedBefore + 1 && engine.stats().running() == 0);
   }
 
+  @Test
+  void theSlotIsFreeBeforeTheAnswersLastChunkArrives() throws Exception {
+    // Whoever sees an answer end (the ingress, which then hands the capacity on to the next
+    // request) must find the replica's slot free already, or a capacity-aware router's next
+    // request finds the replica full. Checked the moment the terminating chunk is read.
+    for (int answer = 0; answer < 30; answer++) {
+      try (Socket socket = openStream(2)) {
+        InputStream in = socket.getInputStream();
+        StringBuilder read = new StringBuilder();
+        byte[] buffer = new byte[4096];
+        while (!read.toString().endsWith("\r\n0\r\n\r\n")) {
+          int n = in.read(buffer);
+          assertThat(n).as("answer " + answer + " ended early: " + read).isPositive();
+          read.append(new String(buffer, 0, n, StandardCharsets.ISO_8859_1));
+        }
+        assertThat(handler.slots().ongoing()).as("slots held after answer " + answer).isZero();
+      }
+    }
+  }
+
   /** Opens a long slow-ish stream on a raw socket (the client controls when it goes away). */
   private static Socket openStream() throws Exception {
+    return openStream(4000);
+  }
+
+  private static Socket openStream(int maxTokens) throws Exception {
     Socket socket = new Socket("127.0.0.1", binding.localAddress().getPort());
-    String body = "{\"messages\":[{\"role\":\"user\",\"content\":\"x\"}],\"max_tokens\":4000,"
-        + "\"stream\":true}";
+    String body = "{\"messages\":[{\"role\":\"user\",\"content\":\"x\"}],\"max_tokens\":"
+        + maxTokens + ",\"stream\":true}";
     String request = "POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Type: "
         + "application/json\r\nContent-Length: " + body.length() + "\r\n\r\n" + body;
     OutputStream out = socket.getOutputStream();
