@@ -20,7 +20,6 @@ import org.apache.pekko.http.javadsl.model.HttpMethods;
 import org.apache.pekko.http.javadsl.model.HttpRequest;
 import org.apache.pekko.http.javadsl.model.HttpResponse;
 import org.apache.pekko.http.javadsl.model.headers.RawHeader;
-import org.apache.pekko.http.javadsl.settings.ServerSettings;
 
 /**
  * {@code GET /metrics} on every node ({@code sluice.metrics.host}:{@code port}): the JVM's
@@ -45,11 +44,7 @@ public final class MetricsEndpoint {
   }
 
   public CompletionStage<ServerBinding> bind(String host, int port) {
-    // HEAD is answered as GET without the body (uptime checks).
-    return Http.get(system).newServerAt(host, port)
-        .withSettings(ServerSettings.create(system.settings().config())
-            .withTransparentHeadRequests(true))
-        .bind(this::handle);
+    return Http.get(system).newServerAt(host, port).bind(this::handle);
   }
 
   CompletionStage<HttpResponse> handle(HttpRequest request) {
