@@ -323,6 +323,10 @@ abstract class IngressSuite {
     assertThat(Sse.json(unknownModel.body()).get("detail").asText()).contains("nope");
     assertThat(Sse.json(TestNodes.get(router, "/health").body()).get("status").asText())
         .isEqualTo("ok");
+    HttpResponse<String> get = TestNodes.get(router, "/internal/route");
+    assertThat(get.statusCode()).isEqualTo(405);
+    assertThat(get.headers().firstValue("allow")).hasValue("POST");
+    assertThat(TestNodes.get(router, "/internal/elsewhere").statusCode()).isEqualTo(404);
   }
 
   @Test

@@ -13,7 +13,8 @@ import java.util.TreeMap;
 /**
  * The routes the ingress answers itself, from its replica sets, on every data path: {@code GET}
  * (and {@code HEAD}) {@code /v1/models}, {@code /v1/models/{id}}, {@code /-/healthz} and
- * {@code /-/routes}; any other path is a 404 (or 405) in the OpenAI error shape. The completions go to replicas.
+ * {@code /-/routes}; any other path is a 404 (or 405) in the OpenAI error shape. The completions
+ * go to replicas.
  */
 final class LocalRoutes {
 

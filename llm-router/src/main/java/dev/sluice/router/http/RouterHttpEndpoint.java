@@ -92,10 +92,17 @@ public final class RouterHttpEndpoint {
           .withEntity(HttpEntities.create(ContentTypes.APPLICATION_JSON,
               ClusterToken.refusalJson())));
     }
-    if (!path.equals("/internal/route") || !request.method().equals(HttpMethods.POST)) {
+    if (!path.equals("/internal/route")) {
       request.discardEntityBytes(materializer);
       return CompletableFuture.completedFuture(json(404, detail("not found: "
           + request.method().value() + " " + path)));
+    }
+    if (!request.method().equals(HttpMethods.POST)) {
+      request.discardEntityBytes(materializer);
+      return CompletableFuture.completedFuture(json(405, detail("method not allowed: "
+          + request.method().value() + " " + path + " (expected: POST)"))
+          .addHeader(org.apache.pekko.http.javadsl.model.headers.RawHeader.create("Allow",
+              "POST")));
     }
     Optional<String> session = Optional.empty();
     Optional<String> truncated = Optional.empty();

@@ -177,14 +177,25 @@ public final class ReplicaHttpHandler
     if (get && path.equals("/-/stats")) {
       return done(json(200, stats()));
     }
-    boolean known = path.equals("/v1/chat/completions") || path.equals("/v1/completions")
-        || path.equals("/v1/models") || path.equals("/-/healthz") || path.equals("/-/stats")
-        || path.equals(ENGINE_METRICS)
-        || path.startsWith(RESERVATIONS) || path.equals(SIM_FAULT);
-    return done(error(known
-        ? new ApiError(ApiError.Code.METHOD_NOT_ALLOWED,
-            "Method " + request.method().value() + " not allowed on " + path, null)
-        : new ApiError(ApiError.Code.NOT_FOUND, "Not found: " + path, null)));
+    String allow = allowedMethods(path);
+    return done(allow == null
+        ? error(new ApiError(ApiError.Code.NOT_FOUND, "Not found: " + path, null))
+        : error(new ApiError(ApiError.Code.METHOD_NOT_ALLOWED,
+            "Method " + request.method().value() + " not allowed on " + path, null))
+            .addHeader(RawHeader.create("Allow", allow)));
+  }
+
+  /** The methods a path takes ({@code Allow} of a 405; HEAD is GET), or null for none. */
+  private static String allowedMethods(String path) {
+    if (path.equals("/v1/chat/completions") || path.equals("/v1/completions")
+        || path.equals(RESERVATIONS) || path.equals(SIM_FAULT)) {
+      return "POST";
+    }
+    if (path.equals("/v1/models") || path.equals("/-/healthz") || path.equals("/-/stats")
+        || path.equals(ENGINE_METRICS)) {
+      return "GET, HEAD";
+    }
+    return path.startsWith(RESERVATIONS + "/") ? "DELETE" : null;
   }
 
   private CompletionStage<HttpResponse> completion(

@@ -7,6 +7,7 @@ import java.util.concurrent.CompletionStage;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.http.javadsl.Http;
 import org.apache.pekko.http.javadsl.ServerBinding;
+import org.apache.pekko.http.javadsl.settings.ServerSettings;
 import org.apache.pekko.stream.Materializer;
 import org.apache.pekko.stream.javadsl.Sink;
 
@@ -44,7 +45,11 @@ public final class ReplicaServer {
           "no free port for the replica endpoint on " + host + " in " + describe(ports)));
     }
     Materializer materializer = Materializer.matFromSystem(system);
-    return Http.get(system).newServerAt(host, ports.get(index)).connectionSource()
+    // HEAD is answered as GET without the body (a load balancer's HEAD /-/healthz, say).
+    return Http.get(system).newServerAt(host, ports.get(index))
+        .withSettings(ServerSettings.create(system.settings().config())
+            .withTransparentHeadRequests(true))
+        .connectionSource()
         .to(Sink.foreach(connection -> {
           handler.counters().connections.increment();
           connection.handleWithAsyncHandler(handler, materializer);

@@ -163,6 +163,22 @@ class ReplicaEndpointIT {
   }
 
   @Test
+  void headIsGetWithoutTheBodyAnd405NamesTheAllowedMethods() throws Exception {
+    HttpResponse<String> head = client.send(HttpRequest.newBuilder(URI.create(base + "/-/healthz"))
+        .method("HEAD", HttpRequest.BodyPublishers.noBody()).build(),
+        HttpResponse.BodyHandlers.ofString());
+    assertThat(head.statusCode()).isEqualTo(200);
+    assertThat(head.body()).isEmpty();
+    HttpResponse<String> get = client.send(HttpRequest.newBuilder(
+        URI.create(base + "/v1/completions")).GET().build(), HttpResponse.BodyHandlers.ofString());
+    assertError(get, 405, "method_not_allowed", null);
+    assertThat(get.headers().firstValue("allow")).hasValue("POST");
+    HttpResponse<String> delete = client.send(HttpRequest.newBuilder(URI.create(base + "/-/stats"))
+        .DELETE().build(), HttpResponse.BodyHandlers.ofString());
+    assertThat(delete.headers().firstValue("allow")).hasValue("GET, HEAD");
+  }
+
+  @Test
   void theSlotIsFreeBeforeTheAnswersLastChunkArrives() throws Exception {
     // Whoever sees an answer end (the ingress, which then hands the capacity on to the next
     // request) must find the replica's slot free already, or a capacity-aware router's next
