@@ -1,6 +1,7 @@
 package dev.sluice.core.http;
 
 import java.util.Optional;
+import java.util.function.Function;
 
 /**
  * Request bodies are taken as they are sent, never decoded: replicas and engines read them as
@@ -17,6 +18,23 @@ public final class ContentCoding {
   public static final String IDENTITY = "identity";
 
   private ContentCoding() {}
+
+  /**
+   * The error for a request's header fields, whatever the server's header type: every
+   * {@code Content-Encoding} line counts, so an {@code identity} line cannot hide a second one.
+   */
+  public static <H> Optional<ApiError> refusal(Iterable<H> headers, Function<H, String> name,
+      Function<H, String> value) {
+    for (H header : headers) {
+      if (name.apply(header).equalsIgnoreCase(HEADER)) {
+        Optional<ApiError> refusal = refusal(value.apply(header));
+        if (refusal.isPresent()) {
+          return refusal;
+        }
+      }
+    }
+    return Optional.empty();
+  }
 
   /** The error for one {@code Content-Encoding} line, or empty when it is identity (or blank). */
   public static Optional<ApiError> refusal(String value) {

@@ -100,21 +100,12 @@ public final class EdgePolicy {
 
   /**
    * 415 for a request whose body comes in a content coding ({@link ContentCoding}), checked on
-   * the head before the body is read. Every {@code Content-Encoding} line counts, so an
-   * {@code identity} line cannot hide a second one.
+   * the head before the body is read.
    */
   public <H> Optional<Answer> refuseContentCoding(Iterable<H> headers, Function<H, String> name,
       Function<H, String> value, String requestId) {
-    for (H header : headers) {
-      if (name.apply(header).equalsIgnoreCase(ContentCoding.HEADER)) {
-        Optional<ApiError> refusal = ContentCoding.refusal(value.apply(header));
-        if (refusal.isPresent()) {
-          return Optional.of(Answers.error(refusal.get(), requestId)
-              .with(ContentCoding.ACCEPT_HEADER, ContentCoding.IDENTITY));
-        }
-      }
-    }
-    return Optional.empty();
+    return ContentCoding.refusal(headers, name, value).map(refusal -> Answers.error(refusal,
+        requestId).with(ContentCoding.ACCEPT_HEADER, ContentCoding.IDENTITY));
   }
 
   public boolean requiresApiKey() {

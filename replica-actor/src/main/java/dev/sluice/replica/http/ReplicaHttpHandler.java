@@ -213,15 +213,13 @@ public final class ReplicaHttpHandler
       return done(refuse(ServeReason.REPLICA_AT_CAPACITY, "Replica at capacity ("
           + slots.limit() + " ongoing requests)"));
     }
-    for (HttpHeader header : request.getHeaders()) {
-      Optional<ApiError> refusal = header.is(ContentCoding.HEADER)
-          ? ContentCoding.refusal(header.value()) : Optional.empty();
-      if (refusal.isPresent()) {  // the reservation or slot is given back, never held
-        slot.release();
-        request.discardEntityBytes(materializer);
-        return done(error(refusal.get())
-            .addHeader(RawHeader.create(ContentCoding.ACCEPT_HEADER, ContentCoding.IDENTITY)));
-      }
+    Optional<ApiError> coding = ContentCoding.refusal(request.getHeaders(), HttpHeader::name,
+        HttpHeader::value);
+    if (coding.isPresent()) {  // the reservation or slot is given back, never held
+      slot.release();
+      request.discardEntityBytes(materializer);
+      return done(error(coding.get())
+          .addHeader(RawHeader.create(ContentCoding.ACCEPT_HEADER, ContentCoding.IDENTITY)));
     }
     String requestId = request.getHeader(SluiceHeaders.REQUEST_ID)
         .map(HttpHeader::value).orElseGet(() -> UUID.randomUUID().toString());
