@@ -3,6 +3,7 @@ package dev.sluice.deploy;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.typesafe.config.ConfigFactory;
 import dev.sluice.deploy.FaultLoad.Fate;
 import dev.sluice.deploy.FaultLoad.Outcome;
 import java.net.URI;
@@ -45,6 +46,9 @@ class FailoverIT {
   private static final String SEEDS = "127.0.0.1:18801,127.0.0.1:18802,127.0.0.1:18803";
   private static final int TOKENS = 25;  // 0.5 s streams at 20 ms per token
   private static final int STREAMS = 32;
+  /** How long an ingress waits for the router's answer (the nodes keep the default). */
+  private static final Duration ROUTE_TIMEOUT = ConfigFactory.defaultReference()
+      .getDuration("sluice.ingress.route-timeout");
   /** What each fault cost, for docs/BENCHMARKS.md (written to target/failover-figures.md). */
   private static final List<String> FIGURES = new java.util.ArrayList<>();
 
@@ -228,18 +232,20 @@ class FailoverIT {
     long known = refused.stream().mapToLong(Outcome::endNanos).min().orElseThrow();
     // While no router is reachable the ingress answers at once (membership tells it): under
     // 100 ms, measured at the client. On a 2-core machine shared by four JVMs and 32 clients a
-    // single answer can still wait for a core, so: 95 % under 100 ms, every one under 1 s. (Once
-    // the new router runs, it holds requests briefly for its first replica sets: not counted.)
+    // single answer can still wait for a core (CI once saw one take 2.0 s among thousands under
+    // 50 ms), so: 95 % under 100 ms, and none waits for the router's ask timeout (5 s), which is
+    // what each would take without the watch. (Once the new router runs, it holds requests
+    // briefly for its first replica sets: not counted.)
     List<Outcome> fast = load.startedAfter(known, o -> o.fate() == Fate.REFUSED
         && !o.detail().startsWith("the router started"));
     assertThat(fast).isNotEmpty();
     long under100 = fast.stream().filter(o -> o.took().toMillis() < 100).count();
     assertThat(under100).as("503s under 100 ms once the gap is known, of " + fast.size())
         .isGreaterThanOrEqualTo((long) Math.ceil(fast.size() * 0.95));
-    for (Outcome late : fast) {
-      assertThat(late.took()).as("a 503 once the gap is known: " + late)
-          .isLessThan(Duration.ofSeconds(1));
-    }
+    List<Outcome> late = fast.stream().filter(o -> o.took().toMillis() >= 100).toList();
+    assertThat(late).as("503s once the gap is known that waited for the route timeout:"
+        + FaultLoad.timeline(late, known)).allSatisfy(o -> assertThat(o.took())
+        .isLessThan(ROUTE_TIMEOUT));
     Duration gap = unroutedAfter(load, kill);
     assertThat(gap).as("kill -9 of the singletons' node: no request routed for")
         .isLessThan(Duration.ofSeconds(25));
