@@ -46,9 +46,11 @@ class FailoverIT {
   private static final String SEEDS = "127.0.0.1:18801,127.0.0.1:18802,127.0.0.1:18803";
   private static final int TOKENS = 25;  // 0.5 s streams at 20 ms per token
   private static final int STREAMS = 32;
-  /** How long an ingress waits for the router's answer (the nodes keep the default). */
+  /** How long an ingress and the router's HTTP endpoint wait for the router (defaults kept). */
   private static final Duration ROUTE_TIMEOUT = ConfigFactory.defaultReference()
       .getDuration("sluice.ingress.route-timeout");
+  private static final Duration ROUTER_ASK_TIMEOUT = ConfigFactory.defaultReference()
+      .getDuration("sluice.router.ask-timeout");
   /** What each fault cost, for docs/BENCHMARKS.md (written to target/failover-figures.md). */
   private static final List<String> FIGURES = new java.util.ArrayList<>();
 
@@ -226,7 +228,8 @@ class FailoverIT {
       load.close();
     }
     assertThat(routeAnswer).startsWith("503").contains("router unreachable");
-    assertThat(routeTook).as("/internal/route during the gap").isLessThan(Duration.ofSeconds(1));
+    // Fast, not after the endpoint's ask timeout (one request: a stall of the machine is not it).
+    assertThat(routeTook).as("/internal/route during the gap").isLessThan(ROUTER_ASK_TIMEOUT);
     List<Outcome> refused = load.startedAfter(kill, o -> o.fate() == Fate.REFUSED);
     assertThat(refused).as("new requests during the gap").isNotEmpty();
     long known = refused.stream().mapToLong(Outcome::endNanos).min().orElseThrow();
