@@ -41,6 +41,8 @@ final class FaultLoad implements AutoCloseable {
     }
   }
 
+  private static final long RETRY_PAUSE_MS = 100;
+
   private final ConcurrentLinkedQueue<Outcome> outcomes = new ConcurrentLinkedQueue<>();
   private final AtomicBoolean running = new AtomicBoolean(true);
   private final ExecutorService clients;
@@ -56,7 +58,10 @@ final class FaultLoad implements AutoCloseable {
               + client + "-" + n++ + "\"}],\"max_tokens\":" + maxTokens + ",\"stream\":true}");
           outcomes.add(outcome);
           if (outcome.fate() != Fate.COMPLETED) {
-            pause();  // a refused client retries at a human pace, not in a tight loop
+            // A refused client retries after a pause, as clients that back off do (the OpenAI
+            // SDKs wait 0.5 s or more): 32 clients in a tight loop load 2 cores more than the
+            // fault itself does.
+            pause();
           }
         }
       });
@@ -96,7 +101,7 @@ final class FaultLoad implements AutoCloseable {
 
   private static void pause() {
     try {
-      Thread.sleep(10);
+      Thread.sleep(RETRY_PAUSE_MS);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
