@@ -35,19 +35,20 @@ class ControllerApiIT {
         "model_loading_config": {"model_id": "sim"},
         "engine_config": {"type": "simulated", "ttft_ms": 0, "itl_ms": 1},
         "deployment_config": {"num_replicas": 1}}]}]}""";
+  /** Sharing sections as users of YAML do: an anchor, an alias and a merge key. */
   private static final String TWO_APPS_YAML = """
       applications:
         - name: llm
           llm_configs:
             - model_loading_config: {model_id: sim}
-              engine_config: {type: simulated, ttft_ms: 0, itl_ms: 1}
-              deployment_config: {num_replicas: 1}
+              engine_config: &engine {type: simulated, ttft_ms: 0, itl_ms: 1}
+              deployment_config: &one {num_replicas: 1, max_ongoing_requests: 4}
         - name: chat
           route_prefix: /chat
           llm_configs:
             - model_loading_config: {model_id: chat-model}
-              engine_config: {type: simulated, ttft_ms: 0, itl_ms: 1}
-              deployment_config: {num_replicas: 2, max_ongoing_requests: 4}
+              engine_config: *engine
+              deployment_config: {<<: *one, num_replicas: 2}
       """;
 
   private SluiceNode node;
@@ -150,6 +151,13 @@ class ControllerApiIT {
         "applications[0].llm_configs[0].engine_config.ttft", "unknown field");
     assertInvalid(call("PUT", "/api/applications", "applications: [ {", "application/yaml"),
         null, "not valid YAML/JSON");
+    StringBuilder bomb = new StringBuilder("applications:\n- &l0 [lol, lol, lol, lol, lol]\n");
+    for (int level = 1; level <= 9; level++) {
+      bomb.append("- &l").append(level).append(" [").append(String.join(", ",
+          java.util.Collections.nCopies(9, "*l" + (level - 1)))).append("]\n");
+    }
+    assertInvalid(call("PUT", "/api/applications", bomb.toString(), "application/yaml"),
+        "applications[5][1]", "YAML aliases copy more than 100000 values in all");
     assertInvalid(call("PATCH", "/api/applications/llm/deployments/sim",
         "{\"num_replicas\": -3}", "application/json"), "num_replicas",
         "num_replicas: -3 (expected: >= 0)");

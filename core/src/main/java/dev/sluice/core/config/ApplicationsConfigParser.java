@@ -1,9 +1,9 @@
 package dev.sluice.core.config;
 
+import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
 import dev.sluice.core.openai.ModelField;
 import java.io.IOException;
 import java.net.URI;
@@ -23,8 +23,9 @@ import java.util.Set;
  */
 public final class ApplicationsConfigParser {
 
-  private static final ObjectMapper YAML = new YAMLMapper();
-  private static final ObjectMapper JSON = new ObjectMapper();
+  /** JSON as YAML reads it: a key given twice is refused, not silently the last one. */
+  private static final ObjectMapper JSON = new ObjectMapper()
+      .enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION);
 
   private ApplicationsConfigParser() {}
 
@@ -32,7 +33,8 @@ public final class ApplicationsConfigParser {
     try {
       return parse(Files.readString(file));
     } catch (IOException e) {
-      throw new ConfigException("cannot read application config " + file + ": " + e.getMessage(), e);
+      throw new ConfigException("cannot read application config " + file + ": " + e.getMessage(),
+          e);
     }
   }
 
@@ -65,7 +67,7 @@ public final class ApplicationsConfigParser {
     JsonNode root;
     try {
       String trimmed = text.stripLeading();
-      root = trimmed.startsWith("{") ? JSON.readTree(text) : YAML.readTree(text);
+      root = trimmed.startsWith("{") ? JSON.readTree(text) : YamlTree.read(text, what);
     } catch (JsonProcessingException e) {
       throw new ConfigException(what + " is not valid YAML/JSON: " + e.getOriginalMessage(), e);
     }

@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.code_intelligence.jazzer.junit.FuzzTest;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -26,7 +25,6 @@ import java.util.Set;
 class ApplicationsConfigParserFuzzTest {
 
   private static final ObjectMapper JSON = new ObjectMapper();
-  private static final ObjectMapper YAML = new YAMLMapper();
 
   @FuzzTest(maxDuration = "20s")
   void acceptsOnlyValidConfigsAndRefusesTheRestWithAConfigException(byte[] input)
@@ -112,7 +110,7 @@ class ApplicationsConfigParserFuzzTest {
    */
   private static void assertKwargsIntegersFitTheirType(String text) throws IOException {
     JsonNode root = text.stripLeading().startsWith("{") ? JSON.readTree(text)
-        : YAML.readTree(text);
+        : YamlTree.read(text, "application config");
     for (JsonNode app : root.path("applications")) {
       for (JsonNode llm : app.path("llm_configs")) {
         assertIntegersFitALong(llm.path("deployment_config").path("request_router_config")
