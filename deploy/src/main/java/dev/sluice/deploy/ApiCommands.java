@@ -42,7 +42,11 @@ final class ApiCommands {
 
     int print(JsonNode status) {
       PrintWriter out = spec.commandLine().getOut();
-      out.print(json ? status.toPrettyString() + "\n" : StatusTable.render(status));
+      if (!json && !status.has("applications") && status.has("message")) {
+        out.println(status.get("message").asText());  // 202: stored, its status not read yet
+      } else {
+        out.print(json ? status.toPrettyString() + "\n" : StatusTable.render(status));
+      }
       out.flush();
       return 0;
     }

@@ -1,5 +1,6 @@
 package dev.sluice.controller.api;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.sluice.controller.Controller;
 import dev.sluice.controller.ControllerSettings;
 import dev.sluice.controller.dashboard.DashboardFeed;
@@ -50,6 +51,7 @@ public final class ControllerApi {
 
   private static final String APPS = "/api/applications";
   private static final long MAX_BODY_BYTES = 1 << 20;
+  private static final ObjectMapper JSON = new ObjectMapper();
 
   private final ActorSystem<?> system;
   private final ActorRef<Controller.Command> controller;
@@ -181,25 +183,43 @@ public final class ControllerApi {
   }
 
   /**
-   * Checks the singleton answers (503 within the ask timeout if not), sends the write, and
-   * answers with the status tree once it is stored and applied.
+   * Checks the singleton answers (503 within the ask timeout if not: nothing was changed), sends
+   * the write, and answers with the status tree once it is stored and applied. A write the
+   * controller does not confirm in time is a 503 that says it may have been stored; a stored
+   * write whose status cannot be read then is a 202 that says it was.
    */
   private CompletionStage<HttpResponse> write(
       org.apache.pekko.japi.function.Function<ActorRef<Controller.WriteResult>,
           Controller.Command> message) {
+    Duration writeWait = settings.writeTimeout().plus(settings.apiAskTimeout());
     return ask(Controller.GetStatus::new, settings.apiAskTimeout(), true)
-        .thenCompose(reachable -> ask(message::apply,
-            settings.writeTimeout().plus(settings.apiAskTimeout()), false))
-        .thenCompose(result -> result.status() == 200 ? status(200)
-            : done(error(new ApiError(result.status() == 404 ? ApiError.Code.NOT_FOUND
-                : ApiError.Code.UNAVAILABLE, result.message(), null))))
-        .exceptionally(this::unavailable);
+        .thenCompose(reachable -> ask(message::apply, writeWait, false)
+            .handle((result, failure) -> failure != null
+                ? done(unavailable(failure, "the change was sent and may have been stored: "
+                    + "GET /api/applications shows what is in effect", writeWait))
+                : result.status() != 200
+                    ? done(error(new ApiError(result.status() == 404 ? ApiError.Code.NOT_FOUND
+                        : ApiError.Code.UNAVAILABLE, result.message(), null)))
+                    : stored())
+            .thenCompose(answer -> answer))
+        .exceptionally(failure -> unavailable(failure, "nothing was changed",
+            settings.apiAskTimeout()));
+  }
+
+  /** The status tree after a stored write; 202 saying it was stored if it cannot be read now. */
+  private CompletionStage<HttpResponse> stored() {
+    return ask(Controller.GetStatus::new, settings.apiAskTimeout(), true)
+        .thenApply(document -> json(200, document.json()))
+        .exceptionally(failure -> json(202, JSON.createObjectNode().put("message",
+            "The change was stored; its status could not be read within "
+                + settings.apiAskTimeout().toMillis() + " ms (" + rootMessage(failure)
+                + "): GET /api/applications shows it").toString()));
   }
 
   private CompletionStage<HttpResponse> status(int code) {
     return ask(Controller.GetStatus::new, settings.apiAskTimeout(), true)
         .thenApply(document -> json(code, document.json()))
-        .exceptionally(this::unavailable);
+        .exceptionally(failure -> unavailable(failure, null, settings.apiAskTimeout()));
   }
 
   /**
@@ -219,15 +239,16 @@ public final class ControllerApi {
     return read ? controlPlane.track(answer) : answer;
   }
 
-  private HttpResponse unavailable(Throwable failure) {
+  /** 503: why the controller did not answer, and what that means for the request (or null). */
+  private static HttpResponse unavailable(Throwable failure, String outcome, Duration waited) {
     Throwable cause = failure instanceof java.util.concurrent.CompletionException
         && failure.getCause() != null ? failure.getCause() : failure;
     String why = cause instanceof SingletonWatch.SingletonUnreachable gap
         ? "The controller singleton cannot answer now: " + gap.getMessage()
-        : "The controller singleton did not answer in time (within "
-            + settings.apiAskTimeout().toMillis() + " ms for a read; it may be moving to "
-            + "another control node, or no control node is up)";
-    return error(new ApiError(ApiError.Code.UNAVAILABLE, why + "; nothing was changed", null));
+        : "The controller singleton did not answer in time (within " + waited.toMillis()
+            + " ms; it may be busy or moving to another control node, or no control node is up)";
+    return error(new ApiError(ApiError.Code.UNAVAILABLE,
+        outcome == null ? why : why + "; " + outcome, null));
   }
 
   private static String decode(String segment) {
