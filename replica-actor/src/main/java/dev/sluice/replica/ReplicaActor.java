@@ -272,7 +272,7 @@ public final class ReplicaActor extends AbstractBehavior<ReplicaActor.Command> {
       handler.close();
     }
     if (binding != null) {
-      ReplicaServer.unbind(binding, Duration.ofSeconds(1));
+      ReplicaServer.unbind(getContext().getSystem(), binding, Duration.ofSeconds(1));
     }
     engine.stop();
     metrics.remove();

@@ -31,22 +31,32 @@ public final class ReplicaServer {
 
   private ReplicaServer() {}
 
-  /** Tries {@code ports} in order; completes with the first successful binding. */
+  /**
+   * Tries {@code ports} in order, skipping those this node's endpoints hold ({@link PortLedger});
+   * completes with the first successful binding.
+   */
   public static CompletionStage<ServerBinding> bind(
       ActorSystem<?> system, String host, List<Integer> ports, ReplicaHttpHandler handler) {
-    return bindFrom(system, host, ports, 0, handler);
+    return bindFrom(system, host, ports, 0, handler, PortLedger.get(system));
   }
 
   private static CompletionStage<ServerBinding> bindFrom(
-      ActorSystem<?> system, String host, List<Integer> ports, int index,
-      ReplicaHttpHandler handler) {
+      ActorSystem<?> system, String host, List<Integer> ports, int from,
+      ReplicaHttpHandler handler, PortLedger ledger) {
+    int index = from;
+    while (index < ports.size() && !ledger.claim(ports.get(index))) {
+      index++;
+    }
     if (index >= ports.size()) {
       return CompletableFuture.failedFuture(new IllegalStateException(
-          "no free port for the replica endpoint on " + host + " in " + describe(ports)));
+          "no free port for the replica endpoint on " + host + " in " + describe(ports) + " ("
+              + ledger.held() + " held by this node's replicas)"));
     }
+    int port = ports.get(index);
+    int next = index + 1;
     Materializer materializer = Materializer.matFromSystem(system);
     // HEAD is answered as GET without the body (a load balancer's HEAD /-/healthz, say).
-    return Http.get(system).newServerAt(host, ports.get(index))
+    return Http.get(system).newServerAt(host, port)
         .withSettings(ServerSettings.create(system.settings().config())
             .withTransparentHeadRequests(true))
         .connectionSource()
@@ -55,15 +65,25 @@ public final class ReplicaServer {
           connection.handleWithAsyncHandler(handler, materializer);
         }))
         .run(materializer)
-        .handleAsync((binding, failure) -> failure == null
-            ? CompletableFuture.completedFuture(binding)
-            : bindFrom(system, host, ports, index + 1, handler), system.executionContext())
+        .handleAsync((binding, failure) -> {
+          if (failure == null) {
+            return CompletableFuture.completedFuture(binding);
+          }
+          ledger.release(port);  // held by another process
+          return bindFrom(system, host, ports, next, handler, ledger);
+        }, system.executionContext())
         .thenComposeAsync(stage -> stage, system.executionContext());
   }
 
-  /** Stops accepting, lets open requests finish for up to {@code deadline}, then closes. */
-  public static CompletionStage<?> unbind(ServerBinding binding, Duration deadline) {
-    return binding.terminate(deadline);
+  /**
+   * Stops accepting, lets open requests finish for up to {@code deadline}, then closes and gives
+   * the port back to this node's replicas.
+   */
+  public static CompletionStage<?> unbind(ActorSystem<?> system, ServerBinding binding,
+      Duration deadline) {
+    int port = binding.localAddress().getPort();
+    return binding.terminate(deadline)
+        .whenComplete((done, failure) -> PortLedger.get(system).release(port));
   }
 
   private static String describe(List<Integer> ports) {
