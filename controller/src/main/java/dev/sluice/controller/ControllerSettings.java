@@ -20,6 +20,8 @@ import java.time.Duration;
  * @param apiAskTimeout how long the API waits for the singleton before answering 503
  * @param adoptionTimeout how long a new controller waits for the replica nodes to say what they
  *     run before it starts what is missing
+ * @param maxReplicasPerDeployment the most replicas one deployment may ask for ({@link
+ *     ReplicaLimit})
  */
 public record ControllerSettings(
     Duration reconcileInterval,
@@ -33,7 +35,8 @@ public record ControllerSettings(
     String apiHost,
     int apiPort,
     Duration apiAskTimeout,
-    Duration adoptionTimeout) {
+    Duration adoptionTimeout,
+    int maxReplicasPerDeployment) {
 
   public static ControllerSettings fromConfig(Config root) {
     Config config = root.getConfig("sluice.controller");
@@ -49,7 +52,17 @@ public record ControllerSettings(
         config.getString("api.host"),
         config.getInt("api.port"),
         positive(config, "api.ask-timeout"),
-        positive(config, "adoption-timeout"));
+        positive(config, "adoption-timeout"),
+        atLeastOne(config, "max-replicas-per-deployment"));
+  }
+
+  private static int atLeastOne(Config config, String key) {
+    int value = config.getInt(key);
+    if (value < 1) {
+      throw new IllegalArgumentException(
+          "sluice.controller." + key + ": " + value + " (expected: >= 1)");
+    }
+    return value;
   }
 
   private static Duration positive(Config config, String key) {

@@ -1,5 +1,6 @@
 package dev.sluice.deploy;
 
+import dev.sluice.controller.ReplicaLimit;
 import dev.sluice.core.config.ApplicationConfig;
 import dev.sluice.core.config.ApplicationsConfig;
 import dev.sluice.core.config.ApplicationsConfigParser;
@@ -23,7 +24,8 @@ final class AppConfigs {
 
   private AppConfigs() {}
 
-  static ApplicationsConfig load(Optional<Path> file) {
+  /** The file's config (or the default app), checked; at most {@code maxReplicas} each. */
+  static ApplicationsConfig load(Optional<Path> file, int maxReplicas) {
     ApplicationsConfig config;
     if (file.isPresent()) {
       if (!Files.isRegularFile(file.get())) {
@@ -35,6 +37,7 @@ final class AppConfigs {
       config = ApplicationsConfigParser.parse(defaultApp());
     }
     validateRouters(config);
+    ReplicaLimit.check(config, maxReplicas);
     return config;
   }
 
@@ -49,7 +52,8 @@ final class AppConfigs {
     }
   }
 
-  private static void validateRouters(ApplicationsConfig config) {
+  /** Every deployment's request router exists and takes its kwargs (a ConfigException if not). */
+  static void validateRouters(ApplicationsConfig config) {
     for (int a = 0; a < config.applications().size(); a++) {
       ApplicationConfig app = config.applications().get(a);
       for (int l = 0; l < app.llmConfigs().size(); l++) {

@@ -70,7 +70,9 @@ final class LocalCommand implements Callable<Integer> {
     int remoting = remotingPort != null ? remotingPort
         : defaults.getInt("pekko.remote.artery.canonical.port");
     int metrics = metricsPort != null ? metricsPort : defaults.getInt("sluice.metrics.port");
-    AppConfigs.load(Optional.ofNullable(config));  // a bad file is named before any port check
+    // A bad file is named before any port check.
+    AppConfigs.load(Optional.ofNullable(config),
+        defaults.getInt("sluice.controller.max-replicas-per-deployment"));
     if (nodes != null) {
       if (relayedPort != null) {
         throw new IllegalArgumentException("--relayed-port: not with --nodes (one JVM only)");

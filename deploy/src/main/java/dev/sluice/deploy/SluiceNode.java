@@ -92,8 +92,8 @@ public final class SluiceNode implements AutoCloseable {
       this.metricsBinding = bindMetrics(config);
       spawn(NodeObserver.create(SluiceMetrics.global(),
           config.getDuration("sluice.metrics.stats-interval")), "node-observer");
-      this.apps = options.has(Role.CONTROL)
-          ? Optional.of(AppConfigs.load(options.appConfig())) : Optional.empty();
+      this.apps = options.has(Role.CONTROL) ? Optional.of(AppConfigs.load(options.appConfig(),
+          ControllerSettings.fromConfig(config).maxReplicasPerDeployment())) : Optional.empty();
       this.capacityQueue = ClusterSingleton.get(system).init(
           SingletonActor.of(ActorMetrics.instrument("capacity-queue",
                   Behaviors.supervise(CapacityQueue.create(
@@ -239,7 +239,8 @@ public final class SluiceNode implements AutoCloseable {
 
   private ServerBinding bindApi(ActorRef<Controller.Command> proxy, ControllerSettings settings)
       throws Exception {
-    ServerBinding binding = await(new ControllerApi(system, proxy, settings).bind());
+    ServerBinding binding = await(new ControllerApi(system, proxy, settings,
+        AppConfigs::validateRouters).bind());
     binding.addToCoordinatedShutdown(UNBIND_DEADLINE, system);
     return binding;
   }

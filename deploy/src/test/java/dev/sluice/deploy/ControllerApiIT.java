@@ -151,6 +151,22 @@ class ControllerApiIT {
         "applications[0].llm_configs[0].engine_config.ttft", "unknown field");
     assertInvalid(call("PUT", "/api/applications", "applications: [ {", "application/yaml"),
         null, "not valid YAML/JSON");
+    assertInvalid(call("PUT", "/api/applications", ONE_APP.replace("\"num_replicas\": 1",
+            "\"num_replicas\": 1, \"request_router_config\": {\"request_router_class\": "
+                + "\"nope\"}"), "application/json"),
+        "applications[0].llm_configs[0].deployment_config.request_router_config."
+            + "request_router_class", "'nope' (expected: one of capacity-queue");
+    assertInvalid(call("PUT", "/api/applications", ONE_APP.replace("\"num_replicas\": 1",
+            "\"num_replicas\": 5000"), "application/json"),
+        "applications[0].llm_configs[0].deployment_config.num_replicas",
+        "num_replicas: 5000 (expected: <= 1000, the most replicas of one deployment");
+    assertInvalid(call("PATCH", "/api/applications/llm/deployments/sim",
+        "{\"num_replicas\": 5000}", "application/json"), "num_replicas",
+        "num_replicas: 5000 (expected: <= 1000");
+    assertInvalid(call("PATCH", "/api/applications/llm/deployments/sim",
+        "{\"autoscaling_config\": {\"max_replicas\": 1001}}", "application/json"),
+        "autoscaling_config.max_replicas", "autoscaling_config.max_replicas: 1001 (expected: "
+            + "<= 1000");
     StringBuilder bomb = new StringBuilder("applications:\n- &l0 [lol, lol, lol, lol, lol]\n");
     for (int level = 1; level <= 9; level++) {
       bomb.append("- &l").append(level).append(" [").append(String.join(", ",

@@ -95,9 +95,22 @@ class SluiceCliTest {
     var file = TestNodes.appFile(TestNodes.app(2, 0, 0, 4).replace("max_ongoing_requests: 4",
         "max_ongoing_requests: 0"));
 
-    assertThatThrownBy(() -> AppConfigs.load(Optional.of(file)))
+    assertThatThrownBy(() -> AppConfigs.load(Optional.of(file), 1000))
         .hasMessage("applications[0].llm_configs[0].deployment_config.max_ongoing_requests: 0 "
             + "(expected: >= 1)");
+  }
+
+  @Test
+  void aReplicaCountAboveTheLimitFailsStartupBeforeAnyPortIsTaken() {
+    var file = TestNodes.appFile(TestNodes.app(5000, 0, 0, 4));
+    int[] code = new int[1];
+    String err = stderrOf(() -> code[0] = SluiceCli.execute("local", "--config",
+        file.toString(), "--port", "0", "--router-port", "0", "--remoting-port", "0"));
+
+    assertThat(code[0]).isEqualTo(1);
+    assertThat(err).contains("applications[0].llm_configs[0].deployment_config.num_replicas: "
+        + "5000 (expected: <= 1000, the most replicas of one deployment this cluster allows: "
+        + "sluice.controller.max-replicas-per-deployment)");
   }
 
   @Test
@@ -105,7 +118,7 @@ class SluiceCliTest {
     var file = TestNodes.appFile(TestNodes.app(1, 0, 0, 4).replace("max_ongoing_requests: 4}",
         "max_ongoing_requests: 4, request_router_config: {request_router_class: fastest}}"));
 
-    assertThatThrownBy(() -> AppConfigs.load(Optional.of(file)))
+    assertThatThrownBy(() -> AppConfigs.load(Optional.of(file), 1000))
         .hasMessageContaining("request_router_config.request_router_class: 'fastest' "
             + "(expected: one of capacity-queue, consistent-hash, power-of-two, "
             + "prefix-cache-affinity, round-robin");
@@ -117,7 +130,7 @@ class SluiceCliTest {
         "max_ongoing_requests: 4, request_router_config: {request_router_class: consistent-hash,"
             + " request_router_kwargs: {num_virtual_nodes: 0}}}"));
 
-    assertThatThrownBy(() -> AppConfigs.load(Optional.of(file)))
+    assertThatThrownBy(() -> AppConfigs.load(Optional.of(file), 1000))
         .hasMessage("applications[0].llm_configs[0].deployment_config.request_router_config."
             + "request_router_kwargs.num_virtual_nodes: 0 (expected: > 0)");
   }
@@ -133,7 +146,7 @@ class SluiceCliTest {
 
   @Test
   void defaultAppIsValid() {
-    var apps = AppConfigs.load(Optional.empty());
+    var apps = AppConfigs.load(Optional.empty(), 1000);
 
     assertThat(apps.applications().get(0).llmConfigs().get(0).modelId()).isEqualTo("sluice-sim");
     assertThat(apps.applications().get(0).llmConfigs().get(0).deployment().numReplicas())

@@ -3,6 +3,7 @@ package dev.sluice.controller.api;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.sluice.controller.Controller;
 import dev.sluice.controller.ControllerSettings;
+import dev.sluice.controller.ReplicaLimit;
 import dev.sluice.controller.dashboard.DashboardFeed;
 import dev.sluice.controller.dashboard.DashboardRoutes;
 import dev.sluice.core.cluster.SingletonWatch;
@@ -18,6 +19,7 @@ import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.function.Consumer;
 import java.util.function.Function;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.ActorSystem;
@@ -61,9 +63,15 @@ public final class ControllerApi {
   private final Materializer materializer;
   private final DashboardFeed feed;
   private final DashboardRoutes dashboard;
+  private final Consumer<ApplicationsConfig> checks;
 
+  /**
+   * @param checks what only the node's wiring can check in a config sent with {@code PUT} (that
+   *     its request routers exist and take their kwargs); throws a {@link ConfigException}
+   */
   public ControllerApi(ActorSystem<?> system, ActorRef<Controller.Command> controller,
-      ControllerSettings settings) {
+      ControllerSettings settings, Consumer<ApplicationsConfig> checks) {
+    this.checks = checks;
     this.system = system;
     this.controller = controller;
     this.controlPlane = SingletonWatch.get(system);
@@ -110,6 +118,8 @@ public final class ControllerApi {
     if (path.equals(APPS) && method.equals(HttpMethods.PUT)) {
       return withBody(request, body -> {
         ApplicationsConfig config = ApplicationsConfigParser.parse(body);
+        ReplicaLimit.check(config, settings.maxReplicasPerDeployment());
+        checks.accept(config);
         return write(replyTo -> new Controller.PutApplications(config, replyTo));
       });
     }
@@ -125,6 +135,7 @@ public final class ControllerApi {
       String deployment = decode(parts[5]);
       return withBody(request, body -> {
         DeploymentPatch patch = ApplicationsConfigParser.parsePatch(body);
+        ReplicaLimit.check(patch, settings.maxReplicasPerDeployment());
         return write(replyTo -> new Controller.PatchDeployment(app, deployment, patch, replyTo));
       });
     }

@@ -69,7 +69,8 @@ class ControllerApiWritesIT {
             sluice.controller.write-timeout = 300ms
             sluice.controller.api.ask-timeout = 300ms
             sluice.controller.api.port = %d
-            """.formatted(PORT)).withFallback(testKit.system().settings().config())));
+            """.formatted(PORT)).withFallback(testKit.system().settings().config())),
+        config -> { });
     binding = api.bind().toCompletableFuture().get(10, TimeUnit.SECONDS);
   }
 

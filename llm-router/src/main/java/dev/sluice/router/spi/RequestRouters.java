@@ -79,7 +79,9 @@ public final class RequestRouters {
   private static RequestRouter load(
       String className, Map<String, Object> kwargs, RouterContext context) {
     try {
-      Class<?> type = Class.forName(className);
+      // Not initialized before it is known to be a router: a name from a config must not run
+      // the static initializer of whatever class it names.
+      Class<?> type = Class.forName(className, false, RequestRouters.class.getClassLoader());
       if (!RequestRouter.class.isAssignableFrom(type)) {
         throw new IllegalArgumentException("request_router_class: '" + className
             + "' (expected: a class implementing " + RequestRouter.class.getName() + ")");
