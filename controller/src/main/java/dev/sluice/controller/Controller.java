@@ -455,10 +455,28 @@ public final class Controller extends AbstractBehavior<Controller.Command> {
     }
     record.checkDeadlineNanos = 0;
     record.nextCheckNanos = System.nanoTime() + healthPeriod(report.id().deploymentId());
-    if (!report.healthy() && record.isRunning()) {
-      unhealthy(record, report.detail());
+    if (report.healthy()) {
+      record.failedChecks = 0;
+    } else if (record.isRunning()) {
+      failedCheck(record, report.detail());
     }
     return this;
+  }
+
+  /**
+   * A failed health check: the replica keeps serving until {@code health-check-failure-threshold}
+   * checks in a row have failed (Ray Serve's REPLICA_HEALTH_CHECK_UNHEALTHY_THRESHOLD, 3), so a
+   * node busy for one check period does not lose its replicas and their open streams.
+   */
+  private void failedCheck(ReplicaRecord record, String detail) {
+    record.failedChecks++;
+    int threshold = settings.healthCheckFailureThreshold();
+    if (record.failedChecks >= threshold) {
+      unhealthy(record, detail + "; " + record.failedChecks + " checks failed in a row");
+      return;
+    }
+    getContext().getLog().warn("Replica {} failed its health check ({}): {} of {} in a row "
+        + "before it is replaced", record.info.id(), detail, record.failedChecks, threshold);
   }
 
   private void checkHealth(long now) {
@@ -468,7 +486,9 @@ public final class Controller extends AbstractBehavior<Controller.Command> {
         continue;
       }
       if (record.checkOverdue(now)) {
-        unhealthy(record, "no answer to its health check within "
+        record.checkDeadlineNanos = 0;  // a late answer is ignored
+        record.nextCheckNanos = now + healthPeriod(record.info.id().deploymentId());
+        failedCheck(record, "no answer to its health check within "
             + state.healthTimeoutSeconds() + " s");
       } else if (record.checkDue(now)) {
         record.checkDeadlineNanos = now + (long) (state.healthTimeoutSeconds() * 1e9);

@@ -22,6 +22,7 @@ import java.time.Duration;
  *     run before it starts what is missing
  * @param maxReplicasPerDeployment the most replicas one deployment may ask for ({@link
  *     ReplicaLimit})
+ * @param healthCheckFailureThreshold health checks failed in a row before a replica is replaced
  */
 public record ControllerSettings(
     Duration reconcileInterval,
@@ -36,7 +37,8 @@ public record ControllerSettings(
     int apiPort,
     Duration apiAskTimeout,
     Duration adoptionTimeout,
-    int maxReplicasPerDeployment) {
+    int maxReplicasPerDeployment,
+    int healthCheckFailureThreshold) {
 
   public static ControllerSettings fromConfig(Config root) {
     Config config = root.getConfig("sluice.controller");
@@ -53,7 +55,8 @@ public record ControllerSettings(
         config.getInt("api.port"),
         positive(config, "api.ask-timeout"),
         positive(config, "adoption-timeout"),
-        atLeastOne(config, "max-replicas-per-deployment"));
+        atLeastOne(config, "max-replicas-per-deployment"),
+        atLeastOne(config, "health-check-failure-threshold"));
   }
 
   private static int atLeastOne(Config config, String key) {

@@ -27,6 +27,8 @@ final class ReplicaRecord {
   /** Health checking: when the next check is due, and the deadline of the one in flight. */
   long nextCheckNanos;
   long checkDeadlineNanos;
+  /** Health checks failed in a row (reset by one that passes). */
+  int failedChecks;
   /** Requests in flight and queued in its engine, from its last load report. */
   int ongoing;
 

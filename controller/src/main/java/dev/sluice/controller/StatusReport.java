@@ -112,6 +112,7 @@ final class StatusReport {
       }
       row.put("state", record.state().name());
       row.put("ongoing", record.ongoing);
+      row.put("failed_health_checks", record.failedChecks);  // in a row; replaced at the threshold
       row.put("spec_version", record.specVersion);
       row.put("started_at", Instant.ofEpochMilli(record.startedAtMillis).toString());
     }

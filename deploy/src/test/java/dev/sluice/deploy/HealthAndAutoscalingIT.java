@@ -11,9 +11,9 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
- * Health checks replace a replica that reports itself unhealthy or stops answering, within the
- * deployment's period + timeout; autoscaling follows a load step up and down after its delays,
- * never leaving [min, max].
+ * Health checks replace a replica that reports itself unhealthy or stops answering, once three
+ * checks in a row failed (within three periods + timeouts), and keep one that fails fewer;
+ * autoscaling follows a load step up and down after its delays, never leaving [min, max].
  */
 class HealthAndAutoscalingIT {
 
@@ -47,18 +47,49 @@ class HealthAndAutoscalingIT {
   }
 
   @Test
-  void anUnhealthyOrHungReplicaIsReplacedWithinPeriodPlusTimeout() throws Exception {
+  void anUnhealthyOrHungReplicaIsReplacedAfterThreeFailedChecksInARow() throws Exception {
     try (SluiceNode node = TestNodes.local(CHECKED, ConfigFactory.empty())) {
       JsonNode first = TestNodes.deployment(node, "llm", "sim").path("replicas").get(0);
       fault(first, "unhealthy");
-      awaitReplaced(node, first.path("replica_id").asText(), Duration.ofSeconds(4));
+      awaitReplaced(node, first.path("replica_id").asText(), Duration.ofSeconds(5));
       assertThat(node.ingressView().all().iterator().next().replicas())
           .noneMatch(r -> r.id().toString().equals(first.path("replica_id").asText()));
 
+      // Three checks of 0.5 s period and 1 s timeout each: 4.5 s, then the replacement starts.
       JsonNode second = TestNodes.deployment(node, "llm", "sim").path("replicas").get(0);
       fault(second, "hang");
-      awaitReplaced(node, second.path("replica_id").asText(), Duration.ofSeconds(5));
+      awaitReplaced(node, second.path("replica_id").asText(), Duration.ofSeconds(8));
     }
+  }
+
+  @Test
+  void aReplicaThatFailsFewerChecksThanTheThresholdKeepsServing() throws Exception {
+    // Checks 2 s apart: the fault is cleared well before a second check can fail.
+    try (SluiceNode node = TestNodes.local(CHECKED.replace("health_check_period_s: 0.5",
+        "health_check_period_s: 2"), ConfigFactory.empty())) {
+      JsonNode replica = TestNodes.deployment(node, "llm", "sim").path("replicas").get(0);
+      String id = replica.path("replica_id").asText();
+      fault(replica, "unhealthy");
+      Await.untilOk(Duration.ofSeconds(6), id + " failed a check", () ->
+          failedChecks(node, id) >= 1);
+      fault(replica, "none");
+      Await.untilOk(Duration.ofSeconds(6), id + " passed a check again", () ->
+          failedChecks(node, id) == 0);
+      assertThat(TestNodes.deployment(node, "llm", "sim").path("replicas"))
+          .extracting(r -> r.path("replica_id").asText()).contains(id);
+      assertThat(node.ingressView().all().iterator().next().replicas())
+          .anyMatch(r -> r.id().toString().equals(id));
+    }
+  }
+
+  /** The replica's failed checks in a row, or -1 once it has left the status tree. */
+  private static int failedChecks(SluiceNode node, String id) throws Exception {
+    for (JsonNode replica : TestNodes.deployment(node, "llm", "sim").path("replicas")) {
+      if (replica.path("replica_id").asText().equals(id)) {
+        return replica.path("failed_health_checks").asInt();
+      }
+    }
+    return -1;
   }
 
   @Test
