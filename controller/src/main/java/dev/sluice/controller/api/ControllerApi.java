@@ -223,8 +223,8 @@ public final class ControllerApi {
         .thenApply(document -> json(200, document.json()))
         .exceptionally(failure -> json(202, JSON.createObjectNode().put("message",
             "The change was stored; its status could not be read within "
-                + settings.apiAskTimeout().toMillis() + " ms (" + rootMessage(failure)
-                + "): GET /api/applications shows it").toString()));
+                + settings.apiAskTimeout().toMillis() + " ms (the controller is busy, or "
+                + "moving): GET /api/applications shows it").toString()));
   }
 
   private CompletionStage<HttpResponse> status(int code) {
