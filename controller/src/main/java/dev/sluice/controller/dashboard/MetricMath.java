@@ -5,6 +5,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.function.BiConsumer;
 import java.util.function.Predicate;
 
 /**
@@ -70,6 +71,34 @@ final class MetricMath {
       increase(span, histogram + "_bucket", filter, "le")
           .forEach((le, increase) -> byLe.merge(le, increase, Double::sum));
     }
+    return quantile(byLe, q);
+  }
+
+  /**
+   * The same quantile for each value of {@code label} (a replica, say), in one pass over the
+   * samples: asking {@link #quantile} once per value would read every sample once per value.
+   * Values with nothing observed are left out.
+   */
+  static Map<String, Double> quantileBy(List<NodeStatsStore.Span> spans, String histogram,
+      Predicate<NodeStats.Sample> filter, String label, double q) {
+    Map<String, Map<String, Double>> byValue = new HashMap<>();
+    for (NodeStatsStore.Span span : spans) {
+      increaseBy(span, histogram + "_bucket", filter, label, "le").forEach((key, increase) ->
+          byValue.computeIfAbsent(key.get(0), v -> new HashMap<>())
+              .merge(key.get(1), increase, Double::sum));
+    }
+    Map<String, Double> quantiles = new HashMap<>();
+    byValue.forEach((value, byLe) -> {
+      Double quantile = quantile(byLe, q);
+      if (quantile != null) {
+        quantiles.put(value, quantile);
+      }
+    });
+    return quantiles;
+  }
+
+  /** The quantile of bucket counts keyed by their {@code le}; null when they hold nothing. */
+  private static Double quantile(Map<String, Double> byLe, double q) {
     TreeMap<Double, Double> cumulative = new TreeMap<>();
     byLe.forEach((le, count) -> cumulative.put(
         le.equals("+Inf") ? Double.POSITIVE_INFINITY : Double.parseDouble(le), count));
@@ -98,24 +127,38 @@ final class MetricMath {
   /** Increase of each matching series from the span's earlier report to its latest, by label. */
   private static Map<String, Double> increase(NodeStatsStore.Span span, String name,
       Predicate<NodeStats.Sample> filter, String label) {
+    Map<String, Double> increases = new HashMap<>();
+    forEachIncrease(span, name, filter, (sample, increase) -> increases.merge(
+        label == null ? "" : String.valueOf(sample.label(label)), increase, Double::sum));
+    return increases;
+  }
+
+  /** The same increases, summed by the values of two labels ([first, second]). */
+  private static Map<List<String>, Double> increaseBy(NodeStatsStore.Span span, String name,
+      Predicate<NodeStats.Sample> filter, String first, String second) {
+    Map<List<String>, Double> increases = new HashMap<>();
+    forEachIncrease(span, name, filter, (sample, increase) -> increases.merge(
+        List.of(String.valueOf(sample.label(first)), String.valueOf(sample.label(second))),
+        increase, Double::sum));
+    return increases;
+  }
+
+  private static void forEachIncrease(NodeStatsStore.Span span, String name,
+      Predicate<NodeStats.Sample> filter, BiConsumer<NodeStats.Sample, Double> action) {
     Map<List<String>, Double> before = new HashMap<>();
     for (NodeStats.Sample sample : span.earlier().samples()) {
       if (sample.name().equals(name) && filter.test(sample)) {
         before.put(sample.labels(), sample.value());
       }
     }
-    Map<String, Double> increases = new HashMap<>();
     for (NodeStats.Sample sample : span.latest().samples()) {
       if (!sample.name().equals(name) || !filter.test(sample)) {
         continue;
       }
       double was = before.getOrDefault(sample.labels(), span.earlier() == span.latest()
           ? sample.value() : 0.0);
-      double increase = sample.value() >= was ? sample.value() - was : sample.value();
-      increases.merge(label == null ? "" : String.valueOf(sample.label(label)), increase,
-          Double::sum);
+      action.accept(sample, sample.value() >= was ? sample.value() - was : sample.value());
     }
-    return increases;
   }
 
   /** Samples whose label {@code name} is {@code value}. */

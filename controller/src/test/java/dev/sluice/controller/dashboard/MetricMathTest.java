@@ -66,6 +66,28 @@ class MetricMathTest {
   }
 
   @Test
+  void quantileByLabelIsEachValuesOwnQuantileAndLeavesOutTheIdle() {
+    var a = span("a", 0, join(histogram("r1", 5, 5, 5, 5), histogram("r3", 2, 2, 2, 2)), 1000,
+        join(histogram("r1", 15, 15, 15, 15), histogram("r3", 2, 2, 2, 2)));
+    var b = span("b", 0, histogram("r2", 0, 0, 0, 0), 1000, histogram("r2", 0, 10, 10, 10));
+    List<NodeStatsStore.Span> spans = List.of(a, b);
+    var byReplica = MetricMath.quantileBy(spans, "h", MetricMath.any(), "replica", 0.5);
+    assertThat(byReplica).containsOnlyKeys("r1", "r2");
+    for (String replica : List.of("r1", "r2")) {
+      assertThat(byReplica.get(replica)).as(replica).isEqualTo(MetricMath.quantile(spans, "h",
+          MetricMath.where("replica", replica), 0.5));
+    }
+    assertThat(byReplica.get("r2")).isCloseTo(0.15, within(1e-9));
+  }
+
+  private static List<NodeStats.Sample> join(List<NodeStats.Sample> a,
+      List<NodeStats.Sample> b) {
+    List<NodeStats.Sample> all = new ArrayList<>(a);
+    all.addAll(b);
+    return all;
+  }
+
+  @Test
   void quantileOfNothingObservedIsNullAndAboveTheLastBoundIsThatBound() {
     var idle = span("a", 0, histogram("r1", 3, 3, 3, 3), 1000, histogram("r1", 3, 3, 3, 3));
     assertThat(MetricMath.quantile(List.of(idle), "h", MetricMath.any(), 0.5)).isNull();
