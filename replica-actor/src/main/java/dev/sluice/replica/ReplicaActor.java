@@ -216,7 +216,9 @@ public final class ReplicaActor extends AbstractBehavior<ReplicaActor.Command> {
   }
 
   private Behavior<Command> onBindFailed(BindFailed failed) {
-    getContext().getLog().warn("Replica {}: endpoint bind failed", spec.id(), failed.cause());
+    // The cause's message says it all (no free port, say): no stack trace for every retry.
+    getContext().getLog().warn("Replica {}: endpoint bind failed: {}", spec.id(),
+        failed.cause().toString());
     info = info.withState(ReplicaState.UNHEALTHY);
     report("endpoint bind failed: " + failed.cause().getMessage());
     return Behaviors.stopped();

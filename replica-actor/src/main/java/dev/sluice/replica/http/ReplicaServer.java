@@ -86,8 +86,9 @@ public final class ReplicaServer {
         .whenComplete((done, failure) -> PortLedger.get(system).release(port));
   }
 
+  /** The range the ports came from (they may be rotated to start anywhere in it). */
   private static String describe(List<Integer> ports) {
     return ports.size() == 1 ? String.valueOf(ports.get(0))
-        : ports.get(0) + ".." + ports.get(ports.size() - 1);
+        : java.util.Collections.min(ports) + ".." + java.util.Collections.max(ports);
   }
 }
