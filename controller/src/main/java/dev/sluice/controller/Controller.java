@@ -453,8 +453,7 @@ public final class Controller extends AbstractBehavior<Controller.Command> {
     if (record == null || record.checkDeadlineNanos == 0) {
       return this;  // gone, or answered after its deadline (already replaced)
     }
-    record.checkDeadlineNanos = 0;
-    record.nextCheckNanos = System.nanoTime() + healthPeriod(report.id().deploymentId());
+    record.checkEnded(System.nanoTime() + healthPeriod(report.id().deploymentId()));
     if (report.healthy()) {
       record.failedChecks = 0;
     } else if (record.isRunning()) {
@@ -464,19 +463,17 @@ public final class Controller extends AbstractBehavior<Controller.Command> {
   }
 
   /**
-   * A failed health check: the replica keeps serving until {@code health-check-failure-threshold}
-   * checks in a row have failed (Ray Serve's REPLICA_HEALTH_CHECK_UNHEALTHY_THRESHOLD, 3), so a
-   * node busy for one check period does not lose its replicas and their open streams.
+   * The replica keeps serving until {@code health-check-failure-threshold} checks in a row failed
+   * (as Ray Serve's): a node busy for one check period keeps its replicas and their streams.
    */
   private void failedCheck(ReplicaRecord record, String detail) {
-    record.failedChecks++;
     int threshold = settings.healthCheckFailureThreshold();
-    if (record.failedChecks >= threshold) {
-      unhealthy(record, detail + "; " + record.failedChecks + " checks failed in a row");
-      return;
+    if (record.failsCheck(threshold)) {
+      unhealthy(record, detail + "; " + threshold + " checks failed in a row");
+    } else {
+      getContext().getLog().warn("Replica {} failed its health check ({}): {} of {} in a row "
+          + "before it is replaced", record.info.id(), detail, record.failedChecks, threshold);
     }
-    getContext().getLog().warn("Replica {} failed its health check ({}): {} of {} in a row "
-        + "before it is replaced", record.info.id(), detail, record.failedChecks, threshold);
   }
 
   private void checkHealth(long now) {
@@ -486,8 +483,7 @@ public final class Controller extends AbstractBehavior<Controller.Command> {
         continue;
       }
       if (record.checkOverdue(now)) {
-        record.checkDeadlineNanos = 0;  // a late answer is ignored
-        record.nextCheckNanos = now + healthPeriod(record.info.id().deploymentId());
+        record.checkEnded(now + healthPeriod(record.info.id().deploymentId()));
         failedCheck(record, "no answer to its health check within "
             + state.healthTimeoutSeconds() + " s");
       } else if (record.checkDue(now)) {

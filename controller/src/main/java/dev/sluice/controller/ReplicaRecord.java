@@ -60,6 +60,17 @@ final class ReplicaRecord {
         && now - nextCheckNanos >= 0;
   }
 
+  /** The check in flight ended (answered, or past its deadline): the next one is due then. */
+  void checkEnded(long nextCheckAt) {
+    checkDeadlineNanos = 0;  // a late answer is ignored
+    nextCheckNanos = nextCheckAt;
+  }
+
+  /** Counts a failed health check; true once {@code threshold} have failed in a row. */
+  boolean failsCheck(int threshold) {
+    return ++failedChecks >= threshold;
+  }
+
   /** The health check in flight is past its deadline. */
   boolean checkOverdue(long now) {
     return isRunning() && checkDeadlineNanos != 0 && now - checkDeadlineNanos > 0;

@@ -18,7 +18,6 @@ import org.yaml.snakeyaml.LoaderOptions;
 import org.yaml.snakeyaml.Yaml;
 import org.yaml.snakeyaml.constructor.SafeConstructor;
 import org.yaml.snakeyaml.error.MarkedYAMLException;
-import org.yaml.snakeyaml.error.YAMLException;
 import org.yaml.snakeyaml.nodes.MappingNode;
 import org.yaml.snakeyaml.nodes.Node;
 import org.yaml.snakeyaml.nodes.NodeTuple;
@@ -63,24 +62,29 @@ final class YamlTree {
     LoaderOptions options = new LoaderOptions();
     // Aliases are bounded by the values they copy (below), not by their number.
     options.setMaxAliasesForCollections(Integer.MAX_VALUE);
+    Node document;
     try {
       Iterator<Node> documents = new Yaml(options).composeAll(new StringReader(text)).iterator();
       if (!documents.hasNext()) {
         return MissingNode.getInstance();
       }
-      Node document = documents.next();
+      document = documents.next();
       if (documents.hasNext()) {
         throw new ConfigException(what + ": more than one YAML document (expected: one; "
             + "remove the '---' that starts the next)");
       }
-      return new YamlTree(what, options).value(document, "");
     } catch (MarkedYAMLException e) {
       String at = e.getProblemMark() == null ? "" : " (line " + (e.getProblemMark().getLine()
           + 1) + ", column " + (e.getProblemMark().getColumn() + 1) + ")";
       throw new ConfigException(what + " is not valid YAML/JSON: " + e.getProblem() + at, e);
-    } catch (YAMLException e) {
+    } catch (ConfigException e) {
+      throw e;
+    } catch (RuntimeException e) {
+      // SnakeYAML's YAMLException, and what its parser lets through: a malformed tag (!%2) is
+      // an IllegalArgumentException.
       throw new ConfigException(what + " is not valid YAML/JSON: " + e.getMessage(), e);
     }
+    return new YamlTree(what, options).value(document, "");
   }
 
   private JsonNode value(Node node, String path) {
