@@ -167,6 +167,15 @@ class ControllerApiIT {
         "{\"autoscaling_config\": {\"max_replicas\": 1001}}", "application/json"),
         "autoscaling_config.max_replicas", "autoscaling_config.max_replicas: 1001 (expected: "
             + "<= 1000");
+    String big = "applications: [" + "x".repeat(2 << 20) + "]";
+    assertError(call("PUT", "/api/applications", big, "application/yaml"), 413,
+        "larger than 1 MiB");
+    assertError(TestNodes.HTTP.send(java.net.http.HttpRequest.newBuilder(java.net.URI.create(
+            "http://127.0.0.1:" + api + "/api/applications"))
+        .PUT(java.net.http.HttpRequest.BodyPublishers.fromPublisher(  // chunked: no length
+            java.net.http.HttpRequest.BodyPublishers.ofString(big)))
+        .header("content-type", "application/yaml").build(),
+        HttpResponse.BodyHandlers.ofString()), 413, "larger than 1 MiB");
     StringBuilder bomb = new StringBuilder("applications:\n- &l0 [lol, lol, lol, lol, lol]\n");
     for (int level = 1; level <= 9; level++) {
       bomb.append("- &l").append(level).append(" [").append(String.join(", ",

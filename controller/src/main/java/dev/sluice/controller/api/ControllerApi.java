@@ -54,6 +54,8 @@ public final class ControllerApi {
   private static final String APPS = "/api/applications";
   private static final long MAX_BODY_BYTES = 1 << 20;
   private static final ObjectMapper JSON = new ObjectMapper();
+  private static final ApiError TOO_LARGE = new ApiError(ApiError.Code.PAYLOAD_TOO_LARGE,
+      "The request body is larger than 1 MiB, the most a config may be", null);
 
   private final ActorSystem<?> system;
   private final ActorRef<Controller.Command> controller;
@@ -169,9 +171,16 @@ public final class ControllerApi {
     return null;
   }
 
-  /** Reads the body (1 MiB at most), then runs {@code action}; a bad config is a 400. */
+  /**
+   * Reads the body (1 MiB at most: 413 beyond, from its Content-Length when it has one), then
+   * runs {@code action}; a bad config is a 400.
+   */
   private CompletionStage<HttpResponse> withBody(HttpRequest request,
       Function<String, CompletionStage<HttpResponse>> action) {
+    if (request.entity().getContentLengthOption().orElse(0L) > MAX_BODY_BYTES) {
+      request.discardEntityBytes(materializer);
+      return done(error(TOO_LARGE));
+    }
     return request.entity().toStrict(settings.apiAskTimeout().toMillis() * 5, MAX_BODY_BYTES,
             materializer)
         .thenComposeAsync(strict -> {
@@ -181,8 +190,24 @@ public final class ControllerApi {
             return done(error(invalid(e.getMessage())));
           }
         }, system.executionContext())
-        .exceptionally(failure -> error(new ApiError(ApiError.Code.INVALID_REQUEST,
-            "The request body could not be read: " + rootMessage(failure), null)));
+        .exceptionally(failure -> error(tooLarge(failure) ? TOO_LARGE
+            : new ApiError(ApiError.Code.INVALID_REQUEST,
+                "The request body could not be read: " + rootMessage(failure), null)));
+  }
+
+  /**
+   * A body without a Content-Length (chunked) that grew past the limit while read: Pekko HTTP's
+   * {@code toStrict} fails it with an EntityStreamException whose summary says so.
+   */
+  private static boolean tooLarge(Throwable failure) {
+    for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+      if (cause instanceof org.apache.pekko.http.scaladsl.model.EntityStreamSizeException
+          || cause instanceof org.apache.pekko.http.scaladsl.model.EntityStreamException stream
+          && stream.info().summary().equals("Request too large")) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /** A config error names its field: the text before the first ": " is the field's path. */
