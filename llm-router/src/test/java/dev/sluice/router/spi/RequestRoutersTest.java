@@ -84,6 +84,26 @@ class RequestRoutersTest {
     assertThat(RequestRouters.label(FirstOnly.class.getName())).isEqualTo("RequestRoutersTest$FirstOnly");
   }
 
+  /** Not a router; its static initializer records that it ran. */
+  static final class NotARouter {
+    static {
+      Initialized.RAN.set(true);
+    }
+  }
+
+  /** Holds the flag outside {@link NotARouter}, so reading it does not initialize that class. */
+  static final class Initialized {
+    static final java.util.concurrent.atomic.AtomicBoolean RAN =
+        new java.util.concurrent.atomic.AtomicBoolean();
+  }
+
+  @Test
+  void aClassThatIsNotAPolicyIsRefusedWithoutRunningItsStaticInitializer() {
+    assertThatThrownBy(() -> RequestRouters.validate(NotARouter.class.getName(), Map.of()))
+        .hasMessageContaining("expected: a class implementing");
+    assertThat(Initialized.RAN).as("NotARouter's static initializer ran").isFalse();
+  }
+
   @Test
   void classThatIsNotAPolicyIsRefused() {
     assertThatThrownBy(() -> RequestRouters.create("java.lang.String", Map.of(), CONTEXT))
