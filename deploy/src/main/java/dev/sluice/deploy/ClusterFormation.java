@@ -14,6 +14,8 @@ import org.apache.pekko.cluster.typed.Join;
 import org.apache.pekko.cluster.typed.JoinSeedNodes;
 import org.apache.pekko.management.cluster.bootstrap.ClusterBootstrap;
 import org.apache.pekko.management.javadsl.PekkoManagement;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * How a node finds its cluster ({@code sluice.cluster.discovery}): the seed nodes it was given,
@@ -22,6 +24,8 @@ import org.apache.pekko.management.javadsl.PekkoManagement;
  * management endpoint also serves the {@code /ready} and {@code /alive} health checks.
  */
 final class ClusterFormation {
+
+  private static final Logger LOG = LoggerFactory.getLogger(ClusterFormation.class);
 
   private ClusterFormation() {}
 
@@ -129,12 +133,25 @@ final class ClusterFormation {
         if (seedNodes.isEmpty()) {
           cluster.manager().tell(Join.create(cluster.selfMember().address()));
         } else {
-          cluster.manager().tell(new JoinSeedNodes(
-              seedNodes.stream().map(SluiceNode::seedAddress).toList()));
+          List<Address> seeds = seedNodes.stream().map(SluiceNode::seedAddress).toList();
+          if (onlyItself(seeds, cluster.selfMember().address())) {
+            LOG.warn("--seed-nodes names only this node ({}). If it restarts while other "
+                + "nodes run, it forms a new cluster without them, and they stay out of it "
+                + "(replica_nodes 0) until they restart too. List other nodes after it, e.g. "
+                + "--seed-nodes {},<a replica node's host>:25520 (README, Multi-node)",
+                seedNodes.get(0), seedNodes.get(0));
+          }
+          cluster.manager().tell(new JoinSeedNodes(seeds));
         }
       }
       case KUBERNETES_API, CONFIG -> ClusterBootstrap.get(system.classicSystem()).start();
     }
+  }
+
+  /** Whether {@code seeds} name no node but {@code self}: it can only ever join itself. */
+  static boolean onlyItself(List<Address> seeds, Address self) {
+    return seeds.stream().allMatch(seed -> seed.host().equals(self.host())
+        && seed.port().equals(self.port()));
   }
 
   private static void await(java.util.concurrent.CompletionStage<?> started) {

@@ -8,6 +8,7 @@ import dev.sluice.ingress.IngressSettings;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
@@ -133,6 +134,17 @@ class SluiceCliTest {
     assertThatThrownBy(() -> AppConfigs.load(Optional.of(file), 1000))
         .hasMessage("applications[0].llm_configs[0].deployment_config.request_router_config."
             + "request_router_kwargs.num_virtual_nodes: 0 (expected: > 0)");
+  }
+
+  @Test
+  void seedNodesNamingOnlyTheNodeItselfAreTold() {
+    var self = SluiceNode.seedAddress("10.0.0.5:25520");
+    assertThat(ClusterFormation.onlyItself(List.of(SluiceNode.seedAddress("10.0.0.5:25520")),
+        self)).isTrue();
+    assertThat(ClusterFormation.onlyItself(List.of(SluiceNode.seedAddress("10.0.0.5:25520"),
+        SluiceNode.seedAddress("10.0.0.6:25520")), self)).isFalse();
+    assertThat(ClusterFormation.onlyItself(List.of(SluiceNode.seedAddress("10.0.0.5:25521")),
+        self)).as("another node on the same host").isFalse();
   }
 
   @Test
