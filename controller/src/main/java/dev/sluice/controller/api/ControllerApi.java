@@ -52,7 +52,6 @@ import org.apache.pekko.stream.Materializer;
 public final class ControllerApi {
 
   private static final String APPS = "/api/applications";
-  private static final long MAX_BODY_BYTES = 1 << 20;
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final ApiError TOO_LARGE = new ApiError(ApiError.Code.PAYLOAD_TOO_LARGE,
       "The request body is larger than 1 MiB, the most a config may be", null);
@@ -172,38 +171,35 @@ public final class ControllerApi {
   }
 
   /**
-   * Reads the body (1 MiB at most: 413 beyond, from its Content-Length when it has one), then
-   * runs {@code action}; a bad config is a 400.
+   * Reads the body ({@link ConfigBody}: 413 beyond 1 MiB, at once if its Content-Length says so),
+   * then runs {@code action}; a bad config is a 400.
    */
   private CompletionStage<HttpResponse> withBody(HttpRequest request,
       Function<String, CompletionStage<HttpResponse>> action) {
-    if (request.entity().getContentLengthOption().orElse(0L) > MAX_BODY_BYTES) {
+    if (request.entity().getContentLengthOption().orElse(0L) > ConfigBody.MAX_BYTES) {
       request.discardEntityBytes(materializer);
       return done(error(TOO_LARGE));
     }
-    return request.entity().toStrict(settings.apiAskTimeout().toMillis() * 5, MAX_BODY_BYTES,
-            materializer)
-        .thenComposeAsync(strict -> {
+    return ConfigBody.read(request, settings.apiAskTimeout().multipliedBy(5), materializer)
+        .thenComposeAsync(body -> {
+          if (body.tooLarge()) {
+            return done(error(TOO_LARGE));
+          }
           try {
-            return action.apply(strict.getData().utf8String());
+            return action.apply(body.text());
           } catch (ConfigException e) {
             return done(error(invalid(e.getMessage())));
           }
         }, system.executionContext())
-        .exceptionally(failure -> error(tooLarge(failure) ? TOO_LARGE
+        .exceptionally(failure -> error(beyondPekkosLimit(failure) ? TOO_LARGE
             : new ApiError(ApiError.Code.INVALID_REQUEST,
                 "The request body could not be read: " + rootMessage(failure), null)));
   }
 
-  /**
-   * A body without a Content-Length (chunked) that grew past the limit while read: Pekko HTTP's
-   * {@code toStrict} fails it with an EntityStreamException whose summary says so.
-   */
-  private static boolean tooLarge(Throwable failure) {
+  /** A chunked body past {@code pekko.http.parsing.max-content-length} (8 MiB): Pekko cut it. */
+  private static boolean beyondPekkosLimit(Throwable failure) {
     for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
-      if (cause instanceof org.apache.pekko.http.scaladsl.model.EntityStreamSizeException
-          || cause instanceof org.apache.pekko.http.scaladsl.model.EntityStreamException stream
-          && stream.info().summary().equals("Request too large")) {
+      if (cause instanceof org.apache.pekko.http.scaladsl.model.EntityStreamSizeException) {
         return true;
       }
     }
