@@ -14,8 +14,6 @@ import org.apache.pekko.cluster.typed.Join;
 import org.apache.pekko.cluster.typed.JoinSeedNodes;
 import org.apache.pekko.management.cluster.bootstrap.ClusterBootstrap;
 import org.apache.pekko.management.javadsl.PekkoManagement;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * How a node finds its cluster ({@code sluice.cluster.discovery}): the seed nodes it was given,
@@ -24,8 +22,6 @@ import org.slf4j.LoggerFactory;
  * management endpoint also serves the {@code /ready} and {@code /alive} health checks.
  */
 final class ClusterFormation {
-
-  private static final Logger LOG = LoggerFactory.getLogger(ClusterFormation.class);
 
   private ClusterFormation() {}
 
@@ -133,15 +129,8 @@ final class ClusterFormation {
         if (seedNodes.isEmpty()) {
           cluster.manager().tell(Join.create(cluster.selfMember().address()));
         } else {
-          List<Address> seeds = seedNodes.stream().map(SluiceNode::seedAddress).toList();
-          if (onlyItself(seeds, cluster.selfMember().address())) {
-            LOG.warn("--seed-nodes names only this node ({}). If it restarts while other "
-                + "nodes run, it forms a new cluster without them, and they stay out of it "
-                + "(replica_nodes 0) until they restart too. List other nodes after it, e.g. "
-                + "--seed-nodes {},<a replica node's host>:25520 (README, Multi-node)",
-                seedNodes.get(0), seedNodes.get(0));
-          }
-          cluster.manager().tell(new JoinSeedNodes(seeds));
+          cluster.manager().tell(new JoinSeedNodes(
+              seedNodes.stream().map(SluiceNode::seedAddress).toList()));
         }
       }
       case KUBERNETES_API, CONFIG -> ClusterBootstrap.get(system.classicSystem()).start();
@@ -152,6 +141,17 @@ final class ClusterFormation {
   static boolean onlyItself(List<Address> seeds, Address self) {
     return seeds.stream().allMatch(seed -> seed.host().equals(self.host())
         && seed.port().equals(self.port()));
+  }
+
+  /**
+   * What a node started with only itself as seed is told: restarted while other nodes run, it
+   * would form a cluster of its own, which they never join.
+   */
+  static String onlyItselfWarning(String seed) {
+    return "warning: --seed-nodes names only this node (" + seed + "). If it restarts while "
+        + "other nodes run, it forms a new cluster without them, and they stay out of it "
+        + "(replica_nodes 0) until they restart too. List other nodes after it, e.g. "
+        + "--seed-nodes " + seed + ",<a replica node's host>:25520 (README, Multi-node)";
   }
 
   private static void await(java.util.concurrent.CompletionStage<?> started) {

@@ -123,6 +123,13 @@ final class NodeCommand implements Callable<Integer> {
           + "bootstrap finds the nodes itself");
     }
     requirePortsFree(resolved, parsed);
+    // Not for a child of `sluice local --nodes`: it is never restarted on its own.
+    if (!exitWithParent && !seeds.isEmpty() && ClusterFormation.onlyItself(
+        seeds.stream().map(SluiceNode::seedAddress).toList(), SluiceNode.seedAddress(
+            resolved.getString("pekko.remote.artery.canonical.hostname") + ":"
+                + resolved.getInt("pekko.remote.artery.canonical.port")))) {
+      System.err.println("sluice: " + ClusterFormation.onlyItselfWarning(seeds.get(0)));
+    }
     SluiceNode node = SluiceNode.start(options);
     if (exitWithParent) {
       ProcessHandle.current().parent().ifPresent(parent -> parent.onExit()
