@@ -47,7 +47,6 @@ import org.apache.pekko.actor.typed.SpawnProtocol;
 import org.apache.pekko.actor.typed.SupervisorStrategy;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.pekko.actor.typed.javadsl.AskPattern;
-import org.apache.pekko.cluster.typed.Cluster;
 import org.apache.pekko.cluster.typed.ClusterSingleton;
 import org.apache.pekko.cluster.typed.ClusterSingletonSettings;
 import org.apache.pekko.cluster.typed.SingletonActor;

@@ -114,7 +114,7 @@ public final class ControllerApi {
       return done(json(200, ClusterReport.json(Cluster.get(system).state(), system.address())));
     }
     if (path.equals(APPS) && method.equals(HttpMethods.GET)) {
-      return status(200);
+      return status();
     }
     if (path.equals(APPS) && method.equals(HttpMethods.PUT)) {
       return withBody(request, body -> {
@@ -248,9 +248,9 @@ public final class ControllerApi {
                 + "moving): GET /api/applications shows it").toString()));
   }
 
-  private CompletionStage<HttpResponse> status(int code) {
+  private CompletionStage<HttpResponse> status() {
     return ask(Controller.GetStatus::new, settings.apiAskTimeout(), true)
-        .thenApply(document -> json(code, document.json()))
+        .thenApply(document -> json(200, document.json()))
         .exceptionally(failure -> unavailable(failure, null, settings.apiAskTimeout()));
   }
 
