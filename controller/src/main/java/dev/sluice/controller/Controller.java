@@ -41,7 +41,7 @@ import org.apache.pekko.cluster.typed.Subscribe;
  * controller API, stored in Distributed Data before a change is acknowledged), compares them with
  * the replicas that exist, asks {@link NodeAgent}s to start replicas (spread over nodes) or drain
  * them (after they left the published set), replaces unhealthy or failed replicas with backoff,
- * rolls spec changes out one replica at a time, autoscales, and publishes a versioned
+ * rolls spec changes out a few replicas at a time, autoscales, and publishes a versioned
  * {@link ReplicaSet} of RUNNING replicas per deployment to every router and ingress.
  */
 public final class Controller extends AbstractBehavior<Controller.Command> {
@@ -568,7 +568,7 @@ public final class Controller extends AbstractBehavior<Controller.Command> {
     for (DeploymentState state : deployments.values()) {
       List<ReplicaRecord> live = replicas.of(state.id).stream().filter(ReplicaRecord::isLive)
           .toList();
-      Rollout.Plan plan = Rollout.plan(live, state.version, state.target());
+      Rollout.Plan plan = Rollout.plan(live, state.version, state.target(), settings.maxSurge());
       plan.drain().forEach(record -> replicas.drain(record, Optional.of(state)));
       Backoff backoff = backoff(state.id);
       for (int i = 0; i < plan.start() && !replicas.nodes().isEmpty()

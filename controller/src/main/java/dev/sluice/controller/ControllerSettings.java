@@ -23,6 +23,8 @@ import java.time.Duration;
  * @param maxReplicasPerDeployment the most replicas one deployment may ask for ({@link
  *     ReplicaLimit})
  * @param healthCheckFailureThreshold health checks failed in a row before a replica is replaced
+ * @param maxSurge how many new replicas a rolling update starts at a time
+ *     ({@code rolling-update-max-surge})
  */
 public record ControllerSettings(
     Duration reconcileInterval,
@@ -38,7 +40,8 @@ public record ControllerSettings(
     Duration apiAskTimeout,
     Duration adoptionTimeout,
     int maxReplicasPerDeployment,
-    int healthCheckFailureThreshold) {
+    int healthCheckFailureThreshold,
+    Rollout.Surge maxSurge) {
 
   public static ControllerSettings fromConfig(Config root) {
     Config config = root.getConfig("sluice.controller");
@@ -56,7 +59,9 @@ public record ControllerSettings(
         positive(config, "api.ask-timeout"),
         positive(config, "adoption-timeout"),
         atLeastOne(config, "max-replicas-per-deployment"),
-        atLeastOne(config, "health-check-failure-threshold"));
+        atLeastOne(config, "health-check-failure-threshold"),
+        Rollout.Surge.parse("sluice.controller.rolling-update-max-surge",
+            config.getString("rolling-update-max-surge")));
   }
 
   private static int atLeastOne(Config config, String key) {

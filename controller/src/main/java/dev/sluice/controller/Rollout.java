@@ -8,12 +8,14 @@ import java.util.List;
  * What one deployment needs next, from its live replicas (starting or running), the spec version
  * it should run and its target count: how many replicas to start and which to drain. The rules:
  * <ul>
- *   <li>scale out: start what is missing at once; during a rolling update, one at a time;
+ *   <li>scale out: start what is missing at once; during a rolling update, at most the surge
+ *       ({@link Surge}) of new replicas starting at a time;
  *   <li>scale in: drain the replicas of the current version beyond the target, those not yet
  *       running first, then the running ones with the fewest ongoing requests;
- *   <li>rolling update (live replicas of another version): start one of the new version, and
- *       drain an old one each time the replicas running would stay at or above the target
- *       without it, so the count running never drops below the target.
+ *   <li>rolling update (live replicas of another version): start up to the surge of the new
+ *       version, and drain an old one each time the replicas running would stay at or above the
+ *       target without it, so the count running never drops below the target and the live count
+ *       never exceeds the target plus the surge.
  * </ul>
  */
 final class Rollout {
@@ -23,13 +25,43 @@ final class Rollout {
 
   private Rollout() {}
 
+  /**
+   * How many new replicas a rolling update may start at a time beyond the target, as
+   * Kubernetes' {@code maxSurge}: a count ({@code "2"}) or a share of the target ({@code
+   * "20%"}, rounded up), at least one. Ray Serve replaces 20 % of a deployment at a time.
+   */
+  record Surge(int count, int percent) {
+
+    static Surge parse(String key, String value) {
+      String text = value.trim();
+      boolean share = text.endsWith("%");
+      String digits = share ? text.substring(0, text.length() - 1).trim() : text;
+      int number;
+      try {
+        number = Integer.parseInt(digits);
+      } catch (NumberFormatException e) {
+        number = -1;
+      }
+      if (number < 1 || share && number > 100) {
+        throw new IllegalArgumentException(key + ": \"" + value
+            + "\" (expected: a count >= 1, such as 2, or a share of the target, such as 20%)");
+      }
+      return share ? new Surge(0, number) : new Surge(number, 0);
+    }
+
+    /** The new replicas that may be starting at once for this target. */
+    int of(int target) {
+      return percent == 0 ? count : Math.max(1, (int) Math.ceil(target * percent / 100.0));
+    }
+  }
+
   /** The order replicas are drained in: not yet running first, then the least busy. */
   static final Comparator<ReplicaRecord> DRAIN_ORDER =
       Comparator.comparing(ReplicaRecord::isRunning)
           .thenComparingInt(record -> record.ongoing)
           .thenComparing(record -> -record.requestedAtNanos);
 
-  static Plan plan(List<ReplicaRecord> live, String version, int target) {
+  static Plan plan(List<ReplicaRecord> live, String version, int target, Surge surge) {
     List<ReplicaRecord> current = new ArrayList<>();
     List<ReplicaRecord> outdated = new ArrayList<>();
     for (ReplicaRecord record : live) {
@@ -53,8 +85,9 @@ final class Rollout {
     }
     int missing = Math.max(0, target - current.size());
     boolean rolling = outdated.stream().anyMatch(old -> !drain.contains(old));
-    boolean startingNew = current.stream().anyMatch(record -> !record.isRunning());
-    int start = !rolling ? missing : startingNew ? 0 : Math.min(1, missing);
+    int startingNew = (int) current.stream().filter(record -> !record.isRunning()).count();
+    int start = !rolling ? missing
+        : Math.max(0, Math.min(missing, surge.of(target) - startingNew));
     return new Plan(start, List.copyOf(drain));
   }
 }

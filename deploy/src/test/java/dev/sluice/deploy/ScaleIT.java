@@ -17,7 +17,8 @@ import org.junit.jupiter.api.Test;
  * Scaling and rolling updates through the API on a cluster of separate nodes (a control+ingress
  * node, two replica nodes) while 32 streams run back to back through the ingress: replicas
  * spread over the nodes, scale-in drains without breaking a stream, a spec change replaces every
- * replica one at a time without a failed request, and nothing is left holding capacity.
+ * replica (one at a time: a surge of 20 % of 2, rounded up) without a failed request, and nothing
+ * is left holding capacity.
  */
 class ScaleIT {
 
