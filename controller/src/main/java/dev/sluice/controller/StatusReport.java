@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.sluice.core.DeploymentId;
 import dev.sluice.core.ReplicaSet;
 import dev.sluice.core.ReplicaState;
+import dev.sluice.core.config.ApplicationsConfigWriter;
 import java.time.Instant;
 import java.util.Collection;
 import java.util.EnumMap;
@@ -71,6 +72,8 @@ final class StatusReport {
         ObjectNode app = apps.addObject();
         app.put("name", name);
         app.put("route_prefix", state.app.routePrefix());
+        // the app's desired config as stored, defaults filled in (Ray's deployed_app_config)
+        app.set("deployed_app_config", ApplicationsConfigWriter.tree(state.app));
         return app.putArray("deployments");
       });
       deployment(list.addObject(), state, replicas, published.get(state.id));

@@ -1,12 +1,19 @@
 package dev.sluice.deploy;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.sluice.core.config.ApplicationsConfigWriter;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -15,9 +22,9 @@ import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
 /**
- * {@code sluice deploy | scale | status | delete}: the controller API from the command line.
- * Each prints the status afterwards (a table, or the API's JSON with {@code --json}); an error
- * prints the API's message and exits 1.
+ * {@code sluice deploy | scale | status | config | delete}: the controller API from the command
+ * line. Each but {@code config} prints the status afterwards (a table, or the API's JSON with
+ * {@code --json}); an error prints the API's message and exits 1.
  */
 final class ApiCommands {
 
@@ -102,6 +109,39 @@ final class ApiCommands {
     @Override
     public Integer call() {
       return target.print(target.client().send("GET", "/api/applications", null, null));
+    }
+  }
+
+  @Command(name = "config", mixinStandardHelpOptions = true,
+      description = "Print the desired state as stored (every field, defaults filled in), as "
+          + "YAML that sluice deploy takes back: edit it and deploy it (Ray's serve config).")
+  static final class Config implements Callable<Integer> {
+    @Mixin Target target;
+
+    @Parameters(paramLabel = "APP", arity = "0..*",
+        description = "Only these applications (default: all).")
+    List<String> apps = List.of();
+
+    @Override
+    public Integer call() {
+      JsonNode status = target.client().send("GET", "/api/applications", null, null);
+      Map<String, JsonNode> deployed = new LinkedHashMap<>();
+      status.path("applications").forEach(app ->
+          deployed.put(app.path("name").asText(), app.path("deployed_app_config")));
+      ObjectNode config = JsonNodeFactory.instance.objectNode();
+      ArrayNode list = config.putArray("applications");
+      for (String app : apps.isEmpty() ? deployed.keySet() : apps) {
+        if (!deployed.containsKey(app)) {
+          throw new IllegalArgumentException("APP: '" + app + "' (expected: one of "
+              + (deployed.isEmpty() ? "none: nothing is deployed" : deployed.keySet()) + ")");
+        }
+        list.add(deployed.get(app));
+      }
+      PrintWriter out = target.spec.commandLine().getOut();
+      out.print(target.json ? config.toPrettyString() + "\n"
+          : ApplicationsConfigWriter.yaml(config));
+      out.flush();
+      return 0;
     }
   }
 

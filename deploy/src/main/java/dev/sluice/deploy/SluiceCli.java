@@ -10,9 +10,9 @@ import picocli.CommandLine.Command;
     versionProvider = SluiceCli.Version.class,
     description = "Sluice: an LLM-serving control plane with direct streaming.",
     subcommands = {LocalCommand.class, NodeCommand.class, ApiCommands.Deploy.class,
-        ApiCommands.Scale.class, ApiCommands.Status.class, ApiCommands.Delete.class,
-        EngineSimCommand.class, BenchCommand.class, HaproxyCommand.class,
-        CommandLine.HelpCommand.class})
+        ApiCommands.Scale.class, ApiCommands.Status.class, ApiCommands.Config.class,
+        ApiCommands.Delete.class, EngineSimCommand.class, BenchCommand.class,
+        HaproxyCommand.class, CommandLine.HelpCommand.class})
 public final class SluiceCli implements Runnable {
 
   @CommandLine.Spec

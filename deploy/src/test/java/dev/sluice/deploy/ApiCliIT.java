@@ -12,7 +12,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
-/** {@code sluice deploy | scale | status | delete} against a running node. */
+/** {@code sluice deploy | scale | status | config | delete} against a running node. */
 class ApiCliIT {
 
   private record Run(int code, String out, String err) {}
@@ -24,8 +24,17 @@ class ApiCliIT {
     return new Run(code, out.toString(), err.toString());
   }
 
+  private static String replicaIds(String address) {
+    Run status = sluice("status", "--address", address, "--json");
+    StringBuilder ids = new StringBuilder();
+    Sse.json(status.out()).at("/applications/0/deployments/0/replicas")
+        .forEach(replica -> ids.append(replica.path("replica_id").asText()).append(' ')
+            .append(replica.path("state").asText()).append('\n'));
+    return ids.toString();
+  }
+
   @Test
-  void deployScaleStatusAndDeleteThroughTheApi() throws Exception {
+  void deployScaleStatusConfigAndDeleteThroughTheApi() throws Exception {
     try (SluiceNode node = TestNodes.local(TestNodes.app(1, 0, 1, 8), ConfigFactory.empty())) {
       String address = "http://127.0.0.1:" + node.apiPort().orElseThrow();
       Path file = TestNodes.appFile("""
@@ -55,6 +64,25 @@ class ApiCliIT {
       Run status = sluice("status", "--address", address);
       assertThat(status.out()).contains("chat  chat-model  HEALTHY  2").contains("REPLICA",
           "NODE", "ENDPOINT", "STATE", "ONGOING", "http://127.0.0.1:", "chat#chat-model#");
+
+      Run config = sluice("config", "--address", address);
+      assertThat(config.code()).as(config.err()).isZero();
+      assertThat(config.out()).startsWith("applications:\n  - name: chat\n")
+          .contains("route_prefix: /chat\n", "model_id: chat-model\n", "ttft_ms: 0\n",
+              "itl_ms: 1\n", "num_replicas: 2\n", "request_router_class: round-robin\n");
+      Run json = sluice("config", "chat", "--address", address, "--json");
+      assertThat(Sse.json(json.out()).at("/applications/0/llm_configs/0/deployment_config"
+          + "/num_replicas").asInt()).isEqualTo(2);
+      Run unknown = sluice("config", "nope", "--address", address);
+      assertThat(unknown.code()).isEqualTo(1);
+      assertThat(unknown.err()).contains("APP: 'nope' (expected: one of [chat])");
+      String before = replicaIds(address);
+      Run again = sluice("deploy", TestNodes.appFile(config.out()).toString(), "--address",
+          address);
+      assertThat(again.code()).as(again.err()).isZero();
+      assertThat(replicaIds(address)).as("deploying what config printed changes nothing")
+          .isEqualTo(before);
+      assertThat(sluice("config", "--address", address).out()).isEqualTo(config.out());
 
       Run missing = sluice("scale", "chat", "nope", "3", "--address", address);
       assertThat(missing.code()).isEqualTo(1);

@@ -183,6 +183,9 @@ class DashboardIT {
             assertThat(event).isEqualTo("snapshot");
             assertThat(data.has("cluster") && data.has("applications") && data.has("actors")
                 && data.has("totals")).as(line).isTrue();
+            assertThat(data.path("applications")).as("apps without their config (engine env)")
+                .isNotEmpty()
+                .allSatisfy(app -> assertThat(app.has("deployed_app_config")).isFalse());
             snapshotArrivals.add(System.nanoTime());
           }
         } else if (line.isEmpty()) {

@@ -146,6 +146,7 @@ public final class DashboardFeed implements AutoCloseable {
     if (status != null && status.has("applications")) {
       for (JsonNode app : status.get("applications")) {
         ObjectNode copy = app.deepCopy();
+        copy.remove("deployed_app_config");  // the page shows state, not config (engine env)
         for (JsonNode deployment : copy.withArray("deployments")) {
           DeploymentFigures.add((ObjectNode) deployment, app.get("name").asText(), rates, slow);
         }

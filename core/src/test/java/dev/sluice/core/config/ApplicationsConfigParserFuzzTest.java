@@ -7,9 +7,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
 import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -17,7 +15,8 @@ import java.util.Set;
 /**
  * Any text as an application config (YAML or JSON): only a {@link ConfigException} may come out;
  * an accepted config has valid, unique names, counts and limits in range, finite durations and
- * plain kwargs, and reads the same once rendered back to JSON.
+ * plain kwargs, and reads the same once written back ({@link ApplicationsConfigWriter}) as JSON
+ * and as YAML.
  *
  * <p>Seeds: {@code ApplicationsConfigParserFuzzTestInputs/} beside this class in
  * {@code src/test/resources}.
@@ -39,9 +38,11 @@ class ApplicationsConfigParserFuzzTest {
     }
     assertValid(config);
     assertKwargsIntegersFitTheirType(text);
-    String rendered = JSON.writeValueAsString(render(config));
-    assertThat(ApplicationsConfigParser.parse(rendered)).as("rendered as %s", rendered)
+    JsonNode tree = ApplicationsConfigWriter.tree(config);
+    assertThat(ApplicationsConfigParser.parse(tree.toString())).as("written as %s", tree)
         .isEqualTo(config);
+    String yaml = ApplicationsConfigWriter.yaml(tree);
+    assertThat(ApplicationsConfigParser.parse(yaml)).as("written as %s", yaml).isEqualTo(config);
   }
 
   private static void assertValid(ApplicationsConfig config) {
@@ -124,51 +125,5 @@ class ApplicationsConfigParserFuzzTest {
       assertThat(node.canConvertToLong()).as("kwarg %s fits a long", node).isTrue();
     }
     node.forEach(ApplicationsConfigParserFuzzTest::assertIntegersFitALong);
-  }
-
-  /** The config in the shape the parser reads, every field explicit. */
-  private static Map<String, Object> render(ApplicationsConfig config) {
-    List<Object> apps = new ArrayList<>();
-    for (ApplicationConfig app : config.applications()) {
-      List<Object> llms = new ArrayList<>();
-      for (LlmConfig llm : app.llmConfigs()) {
-        EngineConfig e = llm.engine();
-        DeploymentConfig d = llm.deployment();
-        Map<String, Object> deployment = new LinkedHashMap<>();
-        if (!d.name().isEmpty()) {
-          deployment.put("name", d.name());
-        }
-        deployment.put("num_replicas", d.numReplicas());
-        deployment.put("max_ongoing_requests", d.maxOngoingRequests());
-        deployment.put("graceful_shutdown_timeout_s", d.gracefulShutdownTimeoutS());
-        deployment.put("health_check_period_s", d.healthCheckPeriodS());
-        deployment.put("health_check_timeout_s", d.healthCheckTimeoutS());
-        deployment.put("request_router_config", Map.of(
-            "request_router_class", d.requestRouter().requestRouterClass(),
-            "request_router_kwargs", d.requestRouter().kwargs()));
-        llms.add(Map.of(
-            "model_loading_config", Map.of("model_id", llm.modelId()),
-            "engine_config", renderEngine(e),
-            "deployment_config", deployment));
-      }
-      apps.add(Map.of("name", app.name(), "route_prefix", app.routePrefix(),
-          "llm_configs", llms));
-    }
-    return Map.of("applications", apps);
-  }
-
-  private static Map<String, Object> renderEngine(EngineConfig e) {
-    Map<String, Object> engine = new LinkedHashMap<>(Map.of("type", e.type(),
-        "default_max_tokens", e.defaultMaxTokens(), "max_model_len", e.maxModelLen()));
-    if (e.type().equals(EngineConfig.OPENAI_PROCESS)) {
-      engine.putAll(Map.of("command", e.command(), "env", e.env(),
-          "port", e.port() == EngineConfig.AUTO_PORT ? "auto" : e.port(),
-          "health_path", e.healthPath(), "metrics_path", e.metricsPath(),
-          "startup_timeout_s", e.startupTimeoutS()));
-    } else {
-      engine.putAll(Map.of("ttft_ms", e.ttftMs(), "itl_ms", e.itlMs(),
-          "max_num_seqs", e.maxNumSeqs(), "kv_cache_blocks", e.kvCacheBlocks()));
-    }
-    return engine;
   }
 }
