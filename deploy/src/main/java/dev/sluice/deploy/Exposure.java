@@ -8,7 +8,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Loud warnings, once at start, for a listener reachable beyond this machine without its guard:
- * the public ingress without API keys, or an internal endpoint (router, replica) without the
+ * the public ingress or HAProxy data plane without API keys, or an internal endpoint (router, replica) without the
  * cluster token. Loopback binds (the default, and {@code sluice local}) are quiet.
  */
 final class Exposure {
@@ -17,13 +17,16 @@ final class Exposure {
 
   private Exposure() {}
 
-  /** Warns (and says so) when the ingress is reachable beyond loopback without API keys. */
-  static boolean warnIngress(String host, boolean apiKeys) {
+  /**
+   * Warns (and says so) when a public listener ({@code what}: the ingress, or the HAProxy data
+   * plane, which checks the same keys) is reachable beyond loopback without API keys.
+   */
+  static boolean warnPublic(String what, String host, boolean apiKeys) {
     boolean exposed = !apiKeys && !isLoopback(host);
     if (exposed) {
-      log.warn("SECURITY: the ingress listens on {} without API keys: anyone who reaches it can "
+      log.warn("SECURITY: {} listens on {} without API keys: anyone who reaches it can "
           + "use every model. Set sluice.ingress.api-keys (env SLUICE_API_KEYS) or "
-          + "api-keys-file, or bind it to 127.0.0.1.", host);
+          + "api-keys-file, or bind it to 127.0.0.1.", what, host);
     }
     return exposed;
   }

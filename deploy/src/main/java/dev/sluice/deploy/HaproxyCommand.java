@@ -1,7 +1,11 @@
 package dev.sluice.deploy;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.typesafe.config.Config;
+import com.typesafe.config.ConfigFactory;
+import dev.sluice.core.http.ClusterToken;
 import dev.sluice.deploy.haproxy.HaproxyConfig;
+import dev.sluice.ingress.IngressSettings;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.net.URI;
@@ -56,10 +60,13 @@ final class HaproxyCommand {
           .send("GET", "/api/applications", null, null);
       URI bindAt = hostPort("--bind", bind);
       URI routerAt = hostPort("--router", router);
+      // The token, session header and API keys as a node with the same environment reads them.
+      Config config = ConfigFactory.load();
       HaproxyConfig.Settings settings = new HaproxyConfig.Settings(bindAt.getHost(),
           bindAt.getPort(), routerAt.getHost(), routerAt.getPort(), routeTimeout,
-          System.getenv().getOrDefault("SLUICE_CLUSTER_TOKEN", ""), "x-session-id",
-          routePrefixes(status));
+          ClusterToken.fromConfig(config).secret(),
+          config.getString("sluice.ingress.session-header"), routePrefixes(status))
+          .withApiKeyDigests(IngressSettings.fromConfig(config).apiKeys().hexDigests());
       Files.writeString(lua, HaproxyConfig.lua());
       PrintWriter out = spec.commandLine().getOut();
       out.print(HaproxyConfig.render(settings, runningReplicas(status), lua));

@@ -157,7 +157,7 @@ public final class SluiceNode implements AutoCloseable {
                 : "OFF: relayed path (router reserves, replica actor streams tokens back)",
             settings.apiKeys().enabled()
                 ? settings.apiKeys().size() + " API keys accepted" : "no API key needed");
-        Exposure.warnIngress(settings.host(), settings.apiKeys().enabled());
+        Exposure.warnPublic("the ingress", settings.host(), settings.apiKeys().enabled());
         int relayedPort = config.getInt("sluice.ingress.relayed-port");
         if (relayedPort >= 0) {
           IngressBinding relayed = await(IngressServer.start(system, router,
@@ -184,6 +184,8 @@ public final class SluiceNode implements AutoCloseable {
     }
     HaproxyDataPlane plane = HaproxyDataPlane.start(config, routerPort(),
         SluiceMetrics.global());
+    Exposure.warnPublic("the HAProxy data plane", HaproxySettings.fromConfig(config).host(),
+        IngressSettings.fromConfig(config).apiKeys().enabled());
     this.haproxy = Optional.of(plane);
     CoordinatedShutdown.get(system).addTask(CoordinatedShutdown.PhaseServiceRequestsDone(),
         "haproxy-soft-stop", () -> CompletableFuture.supplyAsync(() -> {

@@ -9,10 +9,10 @@ class ExposureTest {
 
   @Test
   void anIngressBeyondLoopbackWithoutKeysIsWarnedAbout() {
-    assertThat(Exposure.warnIngress("0.0.0.0", false)).isTrue();
-    assertThat(Exposure.warnIngress("0.0.0.0", true)).isFalse();
-    assertThat(Exposure.warnIngress("127.0.0.1", false)).isFalse();
-    assertThat(Exposure.warnIngress("localhost", false)).isFalse();
+    assertThat(Exposure.warnPublic("the ingress", "0.0.0.0", false)).isTrue();
+    assertThat(Exposure.warnPublic("the ingress", "0.0.0.0", true)).isFalse();
+    assertThat(Exposure.warnPublic("the ingress", "127.0.0.1", false)).isFalse();
+    assertThat(Exposure.warnPublic("the ingress", "localhost", false)).isFalse();
   }
 
   @Test

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.typesafe.config.ConfigFactory;
+import dev.sluice.core.testing.Sse;
 import dev.sluice.deploy.haproxy.HaproxyDataPlane;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
@@ -24,13 +25,15 @@ import org.junit.jupiter.api.Test;
 /**
  * HAProxy run by a node (issue 13): {@code sluice.haproxy.port} starts the real HAProxy in front
  * of the same replicas and router, re-renders and reloads it when the replica sets change without
- * failing a request under load, and stops it with the node, also when the node is killed.
+ * failing a request under load, holds clients to the ingress's API keys and replicas to the
+ * cluster token, and stops with the node, also when the node is killed.
  */
 class ManagedHaproxyIT {
 
   private static final int HAPROXY_PORT = 19187;
   private static final int KILLED_HAPROXY_PORT = 19188;
   private static final int KILLED_REMOTING = 18990;
+  private static final int GUARDED_HAPROXY_PORT = 19191;
   private static final String CHAT = "/v1/chat/completions";
 
   private static int servers(HaproxyDataPlane plane) {
@@ -162,6 +165,49 @@ class ManagedHaproxyIT {
     }
     assertThat(haproxyProcesses).as("HAProxy stops with the node")
         .noneMatch(ProcessHandle::isAlive);
+  }
+
+  @Test
+  void apiKeysAndTheClusterTokenHoldThroughHaproxyAsThroughTheIngress() throws Exception {
+    try (SluiceNode node = TestNodes.local(TestNodes.app(1, 0, 1, 8), ConfigFactory.parseString(
+        "sluice.haproxy.port = " + GUARDED_HAPROXY_PORT + "\n"
+            + "sluice.ingress.api-keys = [client-key-1, client-key-2]\n"
+            + "sluice.core.cluster-token = cluster-token-1"))) {
+      HaproxyDataPlane plane = node.haproxy().orElseThrow();
+      awaitServers(plane, 1);
+      int ingress = node.ingressPort().orElseThrow();
+      for (int port : List.of(ingress, GUARDED_HAPROXY_PORT)) {
+        String via = port == ingress ? "the ingress" : "HAProxy";
+        String body = "{\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}";
+        HttpResponse<String> missing = TestNodes.post(port, CHAT, body);
+        assertThat(missing.statusCode()).as(via).isEqualTo(401);
+        assertThat(missing.headers().firstValue("www-authenticate")).as(via).hasValue("Bearer");
+        assertThat(Sse.json(missing.body()).at("/error/message").asText()).as(via)
+            .isEqualTo("Missing API key: send it as Authorization: Bearer <key>");
+        for (String wrong : List.of("Bearer nope", "client-key-1", "Basic client-key-1",
+            "Bearer client-key-3", "Bearer " + "client-key-1".toUpperCase())) {
+          HttpResponse<String> refused = TestNodes.post(port, CHAT, body, "authorization", wrong);
+          assertThat(refused.statusCode()).as("%s, %s", via, wrong).isEqualTo(401);
+          assertThat(Sse.json(refused.body()).at("/error/code").asText()).as(via)
+              .isEqualTo("invalid_api_key");
+          assertThat(Sse.json(refused.body()).at("/error/message").asText()).as(via)
+              .isEqualTo("Incorrect API key provided");
+        }
+        for (String key : List.of("Bearer client-key-2", "bearer  client-key-1")) {
+          HttpResponse<String> served = TestNodes.post(port, CHAT, body, "authorization", key);
+          assertThat(served.statusCode()).as("%s, %s: %s", via, key, served.body())
+              .isEqualTo(200);
+          assertThat(Sse.json(served.body()).at("/choices/0/message/content").asText())
+              .as(via).isNotBlank();
+        }
+        assertThat(TestNodes.get(port, "/v1/models").statusCode()).as(via).isEqualTo(401);
+        assertThat(TestNodes.get(port, "/-/healthz").statusCode()).as(via).isEqualTo(200);
+      }
+      String config = Files.readString(plane.dir().resolve("haproxy.cfg"));
+      assertThat(config).as("only digests are written").doesNotContain("client-key-")
+          .contains(java.util.HexFormat.of().formatHex(
+              dev.sluice.core.http.Bearer.digest("client-key-1")));
+    }
   }
 
   @Test

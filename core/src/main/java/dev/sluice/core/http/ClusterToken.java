@@ -59,6 +59,11 @@ public final class ClusterToken {
     return token == null ? Optional.empty() : Optional.of("Bearer " + token);
   }
 
+  /** The token itself, or empty: for a process that sends it (HAProxy's config, mode 0600). */
+  public String secret() {
+    return token == null ? "" : token;
+  }
+
   /** The OpenAI-shaped 401 body for a request without the token. */
   public static String refusalJson() {
     return new ApiError(ApiError.Code.UNAUTHORIZED, "This internal endpoint needs the cluster "

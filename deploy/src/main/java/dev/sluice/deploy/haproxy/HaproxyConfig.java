@@ -24,6 +24,9 @@ public final class HaproxyConfig {
   /** The one backend of the replicas (its name is also the Lua action's SLUICE_BACKEND). */
   static final String BACKEND = "sluice_replicas";
   private static final Pattern OUTSIDE = Pattern.compile("[^A-Za-z0-9._-]");
+  private static final Pattern DIGEST = Pattern.compile("[0-9a-f]{64}");
+  /** Digests per {@code acl} line: HAProxy takes at most 64 words and 2 KiB a line. */
+  private static final int DIGESTS_PER_LINE = 20;
 
   /** A replica as HAProxy sees it: its id and its endpoint. */
   public record Replica(String id, String host, int port) {
@@ -36,16 +39,22 @@ public final class HaproxyConfig {
 
   /**
    * What the frontend and the Lua action need: where HAProxy listens, where the router is, the
-   * route timeout, the cluster token for the router (empty: none), the session header, the
-   * route prefixes whose POSTs consult the router, how many bytes of a body go to the router (0:
-   * body forwarding off) and how long a stopping HAProxy lets streams in flight finish.
+   * route timeout, the cluster token for the router and the replicas (empty: none), the session
+   * header, the route prefixes whose POSTs consult the router, how many bytes of a body go to the
+   * router (0: body forwarding off), how long a stopping HAProxy lets streams in flight finish,
+   * and the API keys clients must send, as the ingress's hex SHA-256 digests (empty: none).
    */
   public record Settings(String bindHost, int bindPort, String routerHost, int routerPort,
       double routeTimeoutSeconds, String routerToken, String sessionHeader,
-      List<String> routePrefixes, int forwardBodyLimit, long drainSeconds) {
+      List<String> routePrefixes, int forwardBodyLimit, long drainSeconds,
+      List<String> apiKeyDigests) {
 
     public Settings {
       routePrefixes = List.copyOf(routePrefixes);
+      apiKeyDigests = apiKeyDigests.stream().sorted().toList();
+      if (!apiKeyDigests.stream().allMatch(digest -> DIGEST.matcher(digest).matches())) {
+        throw new IllegalArgumentException("an API key digest is not 64 lowercase hex digits");
+      }
       if (routePrefixes.isEmpty()) {
         throw new IllegalArgumentException("no route prefix: nothing would be routed");
       }
@@ -59,12 +68,22 @@ public final class HaproxyConfig {
         double routeTimeoutSeconds, String routerToken, String sessionHeader,
         List<String> routePrefixes) {
       this(bindHost, bindPort, routerHost, routerPort, routeTimeoutSeconds, routerToken,
-          sessionHeader, routePrefixes, 0, 30);
+          sessionHeader, routePrefixes, 0, 30, List.of());
     }
 
     public Settings withForwardBodyLimit(int limit) {
       return new Settings(bindHost, bindPort, routerHost, routerPort, routeTimeoutSeconds,
-          routerToken, sessionHeader, routePrefixes, limit, drainSeconds);
+          routerToken, sessionHeader, routePrefixes, limit, drainSeconds, apiKeyDigests);
+    }
+
+    public Settings withRoutePrefixes(List<String> prefixes) {
+      return new Settings(bindHost, bindPort, routerHost, routerPort, routeTimeoutSeconds,
+          routerToken, sessionHeader, prefixes, forwardBodyLimit, drainSeconds, apiKeyDigests);
+    }
+
+    public Settings withApiKeyDigests(List<String> digests) {
+      return new Settings(bindHost, bindPort, routerHost, routerPort, routeTimeoutSeconds,
+          routerToken, sessionHeader, routePrefixes, forwardBodyLimit, drainSeconds, digests);
     }
   }
 
@@ -136,6 +155,7 @@ public final class HaproxyConfig {
     out.add("  bind " + settings.bindHost() + ":" + settings.bindPort());
     out.add("  http-request return status 200 content-type text/plain string ok "
         + "if { path /-/healthz }");
+    apiKeys(out, settings.apiKeyDigests());
     if (settings.forwardBodyLimit() > 0) {
       // Wait for the body (up to the buffer) before the Lua action reads it for the router.
       out.add("  option http-buffer-request");
@@ -166,6 +186,9 @@ public final class HaproxyConfig {
     // A pinned request goes to its server even if that server was just marked down (it then
     // fails there): never to another one.
     out.add("  force-persist if { var(txn.sluice_server) -m found }");
+    // Replicas get the cluster token as the ingress sends it, never the client's own credentials.
+    out.add(settings.routerToken().isEmpty() ? "  http-request del-header authorization"
+        : "  http-request set-header authorization \"Bearer %[env(SLUICE_ROUTER_TOKEN)]\"");
     out.add("  http-response set-header x-sluice-replica %[var(txn.sluice_replica)] "
         + "if { var(txn.sluice_replica) -m found }");
     for (Replica replica : replicas) {
@@ -177,6 +200,30 @@ public final class HaproxyConfig {
           + replica.port() + " check inter 2s");
     }
     return String.join("\n", out) + "\n";
+  }
+
+  /**
+   * The ingress's API-key check: {@code Authorization: Bearer <key>} (the first such header,
+   * scheme case-insensitive) whose SHA-256 is one of the digests, else 401 in the OpenAI shape,
+   * the same two answers as the ingress's. Only digests are written; health probes pass.
+   */
+  private static void apiKeys(List<String> out, List<String> digests) {
+    if (digests.isEmpty()) {
+      return;
+    }
+    out.add("  acl sluice_bearer req.hdr(authorization,1) -m reg -i \"^bearer +[^ ]\"");
+    for (int i = 0; i < digests.size(); i += DIGESTS_PER_LINE) {
+      out.add("  acl sluice_api_key req.hdr(authorization,1),regsub(\"^bearer +\",,i),"
+          + "sha2(256),hex,lower -m str "
+          + String.join(" ", digests.subList(i, Math.min(digests.size(), i + DIGESTS_PER_LINE))));
+    }
+    String refuse = "  http-request return status 401 content-type application/json string '"
+        + "{\"error\":{\"message\":\"%s\",\"type\":\"invalid_request_error\",\"param\":null,"
+        + "\"code\":\"invalid_api_key\"}}' hdr www-authenticate Bearer ";
+    out.add(String.format(refuse, "Missing API key: send it as Authorization: Bearer <key>")
+        + "if !{ req.hdr(authorization) -m found }");
+    out.add(String.format(refuse, "Incorrect API key provided")
+        + "unless sluice_bearer sluice_api_key");
   }
 
   private static String quoted(String value) {

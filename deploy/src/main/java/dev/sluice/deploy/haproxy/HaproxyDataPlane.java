@@ -3,6 +3,7 @@ package dev.sluice.deploy.haproxy;
 import com.typesafe.config.Config;
 import dev.sluice.core.ReplicaSet;
 import dev.sluice.core.http.ClusterToken;
+import dev.sluice.ingress.IngressSettings;
 import dev.sluice.core.metrics.SluiceMetrics;
 import io.prometheus.metrics.core.metrics.Counter;
 import io.prometheus.metrics.core.metrics.Gauge;
@@ -83,15 +84,15 @@ public final class HaproxyDataPlane implements AutoCloseable {
     HaproxySettings settings = HaproxySettings.fromConfig(config);
     HaproxyBinary binary = HaproxyBinary.locate(settings.binary());
     java.net.URI router = routerAddress(settings, localRouterPort);
-    String token = ClusterToken.fromConfig(config).authorization()
-        .map(value -> value.substring("Bearer ".length())).orElse("");
+    String token = ClusterToken.fromConfig(config).secret();
     int forwardLimit = config.getBoolean("sluice.ingress.forward-body")
         ? Math.toIntExact(config.getBytes("sluice.ingress.forward-body-limit")) : 0;
     HaproxyConfig.Settings base = new HaproxyConfig.Settings(settings.host(), settings.port(),
         router.getHost(), router.getPort(),
         config.getDuration("sluice.ingress.route-timeout").toMillis() / 1000.0, token,
         config.getString("sluice.ingress.session-header"), List.of("/"), forwardLimit,
-        config.getDuration("sluice.ingress.drain-timeout").toSeconds());
+        config.getDuration("sluice.ingress.drain-timeout").toSeconds(),
+        IngressSettings.fromConfig(config).apiKeys().hexDigests());
     Path dir = settings.dir().isPresent()
         ? Files.createDirectories(settings.dir().get())
         : Files.createTempDirectory("sluice-haproxy");
@@ -144,11 +145,8 @@ public final class HaproxyDataPlane implements AutoCloseable {
   private void sync(List<ReplicaSet> sets) {
     Set<String> prefixes = new LinkedHashSet<>();
     sets.stream().map(ReplicaSet::routePrefix).sorted().forEach(prefixes::add);
-    HaproxyConfig.Settings settings = new HaproxyConfig.Settings(base.bindHost(),
-        base.bindPort(), base.routerHost(), base.routerPort(), base.routeTimeoutSeconds(),
-        base.routerToken(), base.sessionHeader(),
-        prefixes.isEmpty() ? List.of("/") : List.copyOf(prefixes), base.forwardBodyLimit(),
-        base.drainSeconds());
+    HaproxyConfig.Settings settings = base.withRoutePrefixes(
+        prefixes.isEmpty() ? List.of("/") : List.copyOf(prefixes));
     List<HaproxyConfig.Replica> replicas = sets.stream()
         .flatMap(set -> set.replicas().stream())
         .map(r -> new HaproxyConfig.Replica(r.id().toString(), r.host(), r.port()))

@@ -7,6 +7,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HexFormat;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
@@ -73,6 +74,11 @@ public final class ApiKeys {
   /** Whether an {@code Authorization} header value (null when absent) carries a known key. */
   public boolean accepts(String authorization) {
     return Bearer.matchesAny(digests, authorization);
+  }
+
+  /** The keys' SHA-256 digests in lowercase hex, sorted (for a data plane that checks them). */
+  public List<String> hexDigests() {
+    return digests.stream().map(digest -> HexFormat.of().formatHex(digest)).sorted().toList();
   }
 
   @Override

@@ -1,0 +1,59 @@
+package dev.sluice.deploy.haproxy;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.sluice.core.http.Bearer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The API-key and cluster-token parts of the rendered config, checked by the real HAProxy. */
+class HaproxyConfigTest {
+
+  private static HaproxyConfig.Settings settings(String token) {
+    return new HaproxyConfig.Settings("127.0.0.1", 8080, "127.0.0.1", 8500, 5, token,
+        "x-session-id", List.of("/"));
+  }
+
+  @Test
+  void manyKeysAreSplitOverAclLinesHaproxyAccepts(@TempDir Path dir) throws Exception {
+    List<String> digests = new ArrayList<>();
+    for (int i = 0; i < 45; i++) {
+      digests.add(HexFormat.of().formatHex(Bearer.digest("key-" + i)));
+    }
+    Path lua = dir.resolve("sluice_route.lua");
+    Files.writeString(lua, HaproxyConfig.lua());
+    String config = HaproxyConfig.render(settings("token-1").withApiKeyDigests(digests),
+        List.of(new HaproxyConfig.Replica("llm#sim#a", "127.0.0.1", 30000)), lua);
+
+    List<String> acls = config.lines().filter(l -> l.startsWith("  acl sluice_api_key ")).toList();
+    assertThat(acls).hasSize(3);
+    assertThat(config.lines()).allSatisfy(line -> assertThat(line.length()).isLessThan(2048));
+    for (String digest : digests) {
+      assertThat(config.split(digest, -1)).as(digest).hasSize(2);
+    }
+    assertThat(config).doesNotContain("key-0").contains("set-header authorization")
+        .doesNotContain("del-header authorization");
+    Path file = dir.resolve("haproxy.cfg");
+    Files.writeString(file, config);
+    HaproxyProcess.check(HaproxyBinary.locate("haproxy"), file);
+  }
+
+  @Test
+  void withoutKeysNothingIsCheckedAndWithoutATokenTheClientsCredentialsAreDropped() {
+    String config = HaproxyConfig.render(settings(""), List.of(), Path.of("x.lua"));
+    assertThat(config).doesNotContain("sluice_api_key").doesNotContain("status 401")
+        .contains("  http-request del-header authorization\n");
+  }
+
+  @Test
+  void aDigestThatIsNotOneIsRefused() {
+    assertThatThrownBy(() -> settings("").withApiKeyDigests(List.of("key-1")))
+        .hasMessage("an API key digest is not 64 lowercase hex digits");
+  }
+}
