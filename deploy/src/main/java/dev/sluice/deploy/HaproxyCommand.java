@@ -6,6 +6,7 @@ import com.typesafe.config.ConfigFactory;
 import dev.sluice.core.http.ClusterToken;
 import dev.sluice.deploy.haproxy.HaproxyConfig;
 import dev.sluice.ingress.IngressSettings;
+import dev.sluice.ingress.edge.ApiKeys;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.net.URI;
@@ -62,11 +63,12 @@ final class HaproxyCommand {
       URI routerAt = hostPort("--router", router);
       // The token, session header and API keys as a node with the same environment reads them.
       Config config = ConfigFactory.load();
+      ApiKeys keys = IngressSettings.fromConfig(config).apiKeys();
       HaproxyConfig.Settings settings = new HaproxyConfig.Settings(bindAt.getHost(),
           bindAt.getPort(), routerAt.getHost(), routerAt.getPort(), routeTimeout,
           ClusterToken.fromConfig(config).secret(),
           config.getString("sluice.ingress.session-header"), routePrefixes(status))
-          .withApiKeyDigests(IngressSettings.fromConfig(config).apiKeys().hexDigests());
+          .withApiKeys(keys.enabled(), keys.hexDigests());
       Files.writeString(lua, HaproxyConfig.lua());
       PrintWriter out = spec.commandLine().getOut();
       out.print(HaproxyConfig.render(settings, runningReplicas(status), lua));

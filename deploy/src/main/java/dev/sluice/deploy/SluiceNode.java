@@ -22,6 +22,7 @@ import dev.sluice.deploy.observe.NodeObserver;
 import dev.sluice.ingress.IngressBinding;
 import dev.sluice.ingress.IngressServer;
 import dev.sluice.ingress.IngressSettings;
+import dev.sluice.ingress.edge.ApiKeys;
 import dev.sluice.ingress.ReplicaDirectory;
 import dev.sluice.replica.NodeAgent;
 import dev.sluice.replica.ReplicaNodeSettings;
@@ -167,7 +168,10 @@ public final class SluiceNode implements AutoCloseable {
           this.relayedBinding = Optional.of(relayed);
           log.info("Relayed-path ingress listening on {}", relayed.localAddress());
         }
-        startHaproxy(config);
+        startHaproxy(config, settings.apiKeys());
+        ApiKeysWatch.start(system, settings.apiKeys(),
+            config.getDuration("sluice.ingress.api-keys-reload-interval"),
+            () -> haproxy.ifPresent(HaproxyDataPlane::onApiKeysChanged));
       } else {
         this.ingressBinding = Optional.empty();
       }
@@ -178,14 +182,14 @@ public final class SluiceNode implements AutoCloseable {
   }
 
   /** HAProxy as a second data plane beside the ingress, if {@code sluice.haproxy.port} asks. */
-  private void startHaproxy(Config config) throws Exception {
+  private void startHaproxy(Config config, ApiKeys apiKeys) throws Exception {
     if (!HaproxySettings.fromConfig(config).enabled()) {
       return;
     }
-    HaproxyDataPlane plane = HaproxyDataPlane.start(config, routerPort(),
+    HaproxyDataPlane plane = HaproxyDataPlane.start(config, routerPort(), apiKeys,
         SluiceMetrics.global());
     Exposure.warnPublic("the HAProxy data plane", HaproxySettings.fromConfig(config).host(),
-        IngressSettings.fromConfig(config).apiKeys().enabled());
+        apiKeys.enabled());
     this.haproxy = Optional.of(plane);
     CoordinatedShutdown.get(system).addTask(CoordinatedShutdown.PhaseServiceRequestsDone(),
         "haproxy-soft-stop", () -> CompletableFuture.supplyAsync(() -> {

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.typesafe.config.ConfigFactory;
+import dev.sluice.core.testing.Await;
 import dev.sluice.core.testing.Sse;
 import dev.sluice.deploy.haproxy.HaproxyDataPlane;
 import java.net.http.HttpResponse;
@@ -169,9 +170,13 @@ class ManagedHaproxyIT {
 
   @Test
   void apiKeysAndTheClusterTokenHoldThroughHaproxyAsThroughTheIngress() throws Exception {
+    Path keys = Files.createTempFile("sluice-keys", "");
+    Files.writeString(keys, "client-key-1\n");
     try (SluiceNode node = TestNodes.local(TestNodes.app(1, 0, 1, 8), ConfigFactory.parseString(
         "sluice.haproxy.port = " + GUARDED_HAPROXY_PORT + "\n"
-            + "sluice.ingress.api-keys = [client-key-1, client-key-2]\n"
+            + "sluice.ingress.api-keys = [client-key-2]\n"
+            + "sluice.ingress.api-keys-file = \"" + keys + "\"\n"
+            + "sluice.ingress.api-keys-reload-interval = 100ms\n"
             + "sluice.core.cluster-token = cluster-token-1"))) {
       HaproxyDataPlane plane = node.haproxy().orElseThrow();
       awaitServers(plane, 1);
@@ -207,7 +212,31 @@ class ManagedHaproxyIT {
       assertThat(config).as("only digests are written").doesNotContain("client-key-")
           .contains(java.util.HexFormat.of().formatHex(
               dev.sluice.core.http.Bearer.digest("client-key-1")));
+
+      Files.writeString(keys, "client-key-3\n");  // rotated: key 1 out, key 3 in
+      awaitKeys(List.of(ingress, GUARDED_HAPROXY_PORT), Map.of("Bearer client-key-3", 200,
+          "Bearer client-key-1", 401, "Bearer client-key-2", 200));
+      Files.writeString(keys, "# every key of the file revoked\n");
+      awaitKeys(List.of(ingress, GUARDED_HAPROXY_PORT), Map.of("Bearer client-key-3", 401,
+          "Bearer client-key-2", 200));
+    } finally {
+      Files.delete(keys);
     }
+  }
+
+  /** Waits until each port answers each key's request with its status. */
+  private static void awaitKeys(List<Integer> ports, Map<String, Integer> statuses) {
+    Await.untilOk(Duration.ofSeconds(30), "keys in effect: " + statuses, () -> {
+      for (int port : ports) {
+        for (Map.Entry<String, Integer> key : statuses.entrySet()) {
+          if (TestNodes.post(port, CHAT, "{\"messages\":[{\"role\":\"user\",\"content\":"
+              + "\"hi\"}]}", "authorization", key.getKey()).statusCode() != key.getValue()) {
+            return false;
+          }
+        }
+      }
+      return true;
+    });
   }
 
   @Test

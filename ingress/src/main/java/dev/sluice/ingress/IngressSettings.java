@@ -22,7 +22,8 @@ import java.util.List;
  * @param maxRequestBytes largest request body (413 beyond)
  * @param forwardBody whether the body (up to {@code forwardBodyLimit} bytes) goes to the router
  *     for body-aware policies; off, the router sees no body
- * @param apiKeys the keys clients must send (none: no key needed)
+ * @param apiKeys the keys clients must send (none: no key needed); those of a keys file are
+ *     read again by {@link ApiKeys#reload()}
  * @param clusterToken the secret sent to replicas' internal endpoints
  */
 public record IngressSettings(
@@ -95,9 +96,6 @@ public record IngressSettings(
       keys.addAll(Arrays.asList(config.getString("api-keys").split(",")));
     }
     String file = config.getString("api-keys-file");
-    if (!file.isBlank()) {
-      keys.addAll(ApiKeys.readFile(Path.of(file)));
-    }
-    return ApiKeys.of(keys);
+    return file.isBlank() ? ApiKeys.of(keys) : ApiKeys.withFile(keys, Path.of(file));
   }
 }

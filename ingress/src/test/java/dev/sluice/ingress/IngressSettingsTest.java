@@ -36,11 +36,15 @@ class IngressSettingsTest {
   }
 
   @Test
-  void badKeysAndRemovedKeysAreNamed(@TempDir Path dir) {
+  void badKeysAndRemovedKeysAreNamed(@TempDir Path dir) throws Exception {
     assertThatThrownBy(() -> settings("sluice.ingress.api-keys = [\"two words\"]"))
         .hasMessageStartingWith("sluice.ingress.api-keys: a key has a character");
     assertThatThrownBy(() -> settings("sluice.ingress.api-keys-file = \"" + dir.resolve("none")
         + "\"")).hasMessageStartingWith("sluice.ingress.api-keys-file: ");
+    Path empty = dir.resolve("empty");
+    java.nio.file.Files.writeString(empty, "# no key yet\n");
+    assertThatThrownBy(() -> settings("sluice.ingress.api-keys-file = \"" + empty + "\""))
+        .hasMessageContaining("holds no key");
     assertThatThrownBy(() -> settings("sluice.ingress.data-path = pekko-http"))
         .hasMessageStartingWith("sluice.ingress.data-path: removed");
     assertThatThrownBy(() -> settings("sluice.ingress.splice.head-timeout = 0s"))

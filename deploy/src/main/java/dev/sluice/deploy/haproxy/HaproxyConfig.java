@@ -42,12 +42,13 @@ public final class HaproxyConfig {
    * route timeout, the cluster token for the router and the replicas (empty: none), the session
    * header, the route prefixes whose POSTs consult the router, how many bytes of a body go to the
    * router (0: body forwarding off), how long a stopping HAProxy lets streams in flight finish,
-   * and the API keys clients must send, as the ingress's hex SHA-256 digests (empty: none).
+   * whether clients must send an API key, and the keys they may send, as the ingress's hex
+   * SHA-256 digests (none while required: every request is refused).
    */
   public record Settings(String bindHost, int bindPort, String routerHost, int routerPort,
       double routeTimeoutSeconds, String routerToken, String sessionHeader,
       List<String> routePrefixes, int forwardBodyLimit, long drainSeconds,
-      List<String> apiKeyDigests) {
+      boolean apiKeysRequired, List<String> apiKeyDigests) {
 
     public Settings {
       routePrefixes = List.copyOf(routePrefixes);
@@ -68,22 +69,26 @@ public final class HaproxyConfig {
         double routeTimeoutSeconds, String routerToken, String sessionHeader,
         List<String> routePrefixes) {
       this(bindHost, bindPort, routerHost, routerPort, routeTimeoutSeconds, routerToken,
-          sessionHeader, routePrefixes, 0, 30, List.of());
+          sessionHeader, routePrefixes, 0, 30, false, List.of());
     }
 
     public Settings withForwardBodyLimit(int limit) {
       return new Settings(bindHost, bindPort, routerHost, routerPort, routeTimeoutSeconds,
-          routerToken, sessionHeader, routePrefixes, limit, drainSeconds, apiKeyDigests);
+          routerToken, sessionHeader, routePrefixes, limit, drainSeconds, apiKeysRequired,
+          apiKeyDigests);
     }
 
     public Settings withRoutePrefixes(List<String> prefixes) {
       return new Settings(bindHost, bindPort, routerHost, routerPort, routeTimeoutSeconds,
-          routerToken, sessionHeader, prefixes, forwardBodyLimit, drainSeconds, apiKeyDigests);
+          routerToken, sessionHeader, prefixes, forwardBodyLimit, drainSeconds, apiKeysRequired,
+          apiKeyDigests);
     }
 
-    public Settings withApiKeyDigests(List<String> digests) {
+    /** Clients must send one of these keys ({@code required}), or need none. */
+    public Settings withApiKeys(boolean required, List<String> digests) {
       return new Settings(bindHost, bindPort, routerHost, routerPort, routeTimeoutSeconds,
-          routerToken, sessionHeader, routePrefixes, forwardBodyLimit, drainSeconds, digests);
+          routerToken, sessionHeader, routePrefixes, forwardBodyLimit, drainSeconds, required,
+          digests);
     }
   }
 
@@ -155,7 +160,7 @@ public final class HaproxyConfig {
     out.add("  bind " + settings.bindHost() + ":" + settings.bindPort());
     out.add("  http-request return status 200 content-type text/plain string ok "
         + "if { path /-/healthz }");
-    apiKeys(out, settings.apiKeyDigests());
+    apiKeys(out, settings.apiKeysRequired(), settings.apiKeyDigests());
     if (settings.forwardBodyLimit() > 0) {
       // Wait for the body (up to the buffer) before the Lua action reads it for the router.
       out.add("  option http-buffer-request");
@@ -205,10 +210,11 @@ public final class HaproxyConfig {
   /**
    * The ingress's API-key check: {@code Authorization: Bearer <key>} (the first such header,
    * scheme case-insensitive) whose SHA-256 is one of the digests, else 401 in the OpenAI shape,
-   * the same two answers as the ingress's. Only digests are written; health probes pass.
+   * the same two answers as the ingress's. Only digests are written; health probes pass. Keys
+   * required but none known (a keys file emptied): every request is refused, never let in.
    */
-  private static void apiKeys(List<String> out, List<String> digests) {
-    if (digests.isEmpty()) {
+  private static void apiKeys(List<String> out, boolean required, List<String> digests) {
+    if (!required) {
       return;
     }
     out.add("  acl sluice_bearer req.hdr(authorization,1) -m reg -i \"^bearer +[^ ]\"");
@@ -222,8 +228,8 @@ public final class HaproxyConfig {
         + "\"code\":\"invalid_api_key\"}}' hdr www-authenticate Bearer ";
     out.add(String.format(refuse, "Missing API key: send it as Authorization: Bearer <key>")
         + "if !{ req.hdr(authorization) -m found }");
-    out.add(String.format(refuse, "Incorrect API key provided")
-        + "unless sluice_bearer sluice_api_key");
+    out.add((String.format(refuse, "Incorrect API key provided")
+        + (digests.isEmpty() ? "" : "unless sluice_bearer sluice_api_key")).stripTrailing());
   }
 
   private static String quoted(String value) {

@@ -3,8 +3,8 @@ package dev.sluice.deploy.haproxy;
 import com.typesafe.config.Config;
 import dev.sluice.core.ReplicaSet;
 import dev.sluice.core.http.ClusterToken;
-import dev.sluice.ingress.IngressSettings;
 import dev.sluice.core.metrics.SluiceMetrics;
+import dev.sluice.ingress.edge.ApiKeys;
 import io.prometheus.metrics.core.metrics.Counter;
 import io.prometheus.metrics.core.metrics.Gauge;
 import java.io.IOException;
@@ -43,6 +43,7 @@ public final class HaproxyDataPlane implements AutoCloseable {
 
   private final HaproxyBinary binary;
   private final HaproxyConfig.Settings base;
+  private final ApiKeys apiKeys;
   private final Path dir;
   private final boolean ownDir;
   private final Path config;
@@ -54,11 +55,14 @@ public final class HaproxyDataPlane implements AutoCloseable {
   private Duration reloadTimeout = Duration.ofSeconds(10);
   /** The config HAProxy's newest worker is known to run (confirmed after each reload). */
   private String rendered = "";
+  /** The replica sets of the last change (null before the first). */
+  private volatile List<ReplicaSet> lastSets;
 
-  private HaproxyDataPlane(HaproxyBinary binary, HaproxyConfig.Settings base, Path dir,
-      boolean ownDir, SluiceMetrics metrics) {
+  private HaproxyDataPlane(HaproxyBinary binary, HaproxyConfig.Settings base, ApiKeys apiKeys,
+      Path dir, boolean ownDir, SluiceMetrics metrics) {
     this.binary = binary;
     this.base = base;
+    this.apiKeys = apiKeys;
     this.dir = dir;
     this.ownDir = ownDir;
     this.config = dir.resolve("haproxy.cfg");
@@ -77,10 +81,11 @@ public final class HaproxyDataPlane implements AutoCloseable {
 
   /**
    * Starts HAProxy from {@code config}'s {@code sluice.haproxy}, {@code sluice.ingress} and
-   * cluster-token settings. {@code localRouterPort}: this node's router endpoint, if it has one.
+   * cluster-token settings. {@code localRouterPort}: this node's router endpoint, if it has one;
+   * {@code apiKeys}: the keys the node's ingress accepts, which HAProxy checks too.
    */
   public static HaproxyDataPlane start(Config config, java.util.Optional<Integer> localRouterPort,
-      SluiceMetrics metrics) throws IOException, InterruptedException {
+      ApiKeys apiKeys, SluiceMetrics metrics) throws IOException, InterruptedException {
     HaproxySettings settings = HaproxySettings.fromConfig(config);
     HaproxyBinary binary = HaproxyBinary.locate(settings.binary());
     java.net.URI router = routerAddress(settings, localRouterPort);
@@ -91,13 +96,13 @@ public final class HaproxyDataPlane implements AutoCloseable {
         router.getHost(), router.getPort(),
         config.getDuration("sluice.ingress.route-timeout").toMillis() / 1000.0, token,
         config.getString("sluice.ingress.session-header"), List.of("/"), forwardLimit,
-        config.getDuration("sluice.ingress.drain-timeout").toSeconds(),
-        IngressSettings.fromConfig(config).apiKeys().hexDigests());
+        config.getDuration("sluice.ingress.drain-timeout").toSeconds(), apiKeys.enabled(),
+        apiKeys.hexDigests());
     Path dir = settings.dir().isPresent()
         ? Files.createDirectories(settings.dir().get())
         : Files.createTempDirectory("sluice-haproxy");
-    HaproxyDataPlane plane = new HaproxyDataPlane(binary, base, dir, settings.dir().isEmpty(),
-        metrics);
+    HaproxyDataPlane plane = new HaproxyDataPlane(binary, base, apiKeys, dir,
+        settings.dir().isEmpty(), metrics);
     try {
       plane.launch(settings);
     } catch (IOException | RuntimeException | InterruptedException e) {
@@ -139,14 +144,26 @@ public final class HaproxyDataPlane implements AutoCloseable {
   /** The deployments' current sets changed: sync HAProxy to them (in order, off this thread). */
   public void onReplicaSets(Collection<ReplicaSet> sets) {
     List<ReplicaSet> copy = List.copyOf(sets);
+    lastSets = copy;
     syncs.execute(() -> sync(copy));
+  }
+
+  /** The API keys changed (a reloaded keys file): sync HAProxy to them, off this thread. */
+  public void onApiKeysChanged() {
+    syncs.execute(() -> {
+      List<ReplicaSet> sets = lastSets;
+      if (sets != null) {
+        sync(sets);
+      }
+    });
   }
 
   private void sync(List<ReplicaSet> sets) {
     Set<String> prefixes = new LinkedHashSet<>();
     sets.stream().map(ReplicaSet::routePrefix).sorted().forEach(prefixes::add);
     HaproxyConfig.Settings settings = base.withRoutePrefixes(
-        prefixes.isEmpty() ? List.of("/") : List.copyOf(prefixes));
+        prefixes.isEmpty() ? List.of("/") : List.copyOf(prefixes))
+        .withApiKeys(apiKeys.enabled(), apiKeys.hexDigests());
     List<HaproxyConfig.Replica> replicas = sets.stream()
         .flatMap(set -> set.replicas().stream())
         .map(r -> new HaproxyConfig.Replica(r.id().toString(), r.host(), r.port()))

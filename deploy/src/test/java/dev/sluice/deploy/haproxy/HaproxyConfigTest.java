@@ -28,7 +28,7 @@ class HaproxyConfigTest {
     }
     Path lua = dir.resolve("sluice_route.lua");
     Files.writeString(lua, HaproxyConfig.lua());
-    String config = HaproxyConfig.render(settings("token-1").withApiKeyDigests(digests),
+    String config = HaproxyConfig.render(settings("token-1").withApiKeys(true, digests),
         List.of(new HaproxyConfig.Replica("llm#sim#a", "127.0.0.1", 30000)), lua);
 
     List<String> acls = config.lines().filter(l -> l.startsWith("  acl sluice_api_key ")).toList();
@@ -52,8 +52,22 @@ class HaproxyConfigTest {
   }
 
   @Test
+  void keysRequiredButNoneKnownRefuseEveryRequest(@TempDir Path dir) throws Exception {
+    Path lua = dir.resolve("sluice_route.lua");
+    Files.writeString(lua, HaproxyConfig.lua());
+    String config = HaproxyConfig.render(settings("").withApiKeys(true, List.of()), List.of(),
+        lua);
+    assertThat(config).doesNotContain("acl sluice_api_key").contains(
+        "\"Incorrect API key provided\",\"type\":\"invalid_request_error\",\"param\":null,"
+            + "\"code\":\"invalid_api_key\"}}' hdr www-authenticate Bearer\n");
+    Path file = dir.resolve("haproxy.cfg");
+    Files.writeString(file, config);
+    HaproxyProcess.check(HaproxyBinary.locate("haproxy"), file);
+  }
+
+  @Test
   void aDigestThatIsNotOneIsRefused() {
-    assertThatThrownBy(() -> settings("").withApiKeyDigests(List.of("key-1")))
+    assertThatThrownBy(() -> settings("").withApiKeys(true, List.of("key-1")))
         .hasMessage("an API key digest is not 64 lowercase hex digits");
   }
 }
