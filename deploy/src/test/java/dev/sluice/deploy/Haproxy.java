@@ -81,9 +81,9 @@ final class Haproxy implements AutoCloseable {
         return;
       } catch (IOException notYet) {
         if (!process.isAlive() || System.nanoTime() > end) {
+          String log = Files.readString(dir.resolve("haproxy.log"));
           close();
-          throw new IllegalStateException("HAProxy did not start: "
-              + Files.readString(dir.resolve("haproxy.log")));
+          throw new IllegalStateException("HAProxy did not start: " + log);
         }
         process.waitFor(50, TimeUnit.MILLISECONDS);
       }
@@ -95,6 +95,9 @@ final class Haproxy implements AutoCloseable {
     process.destroy();
     if (!process.waitFor(10, TimeUnit.SECONDS)) {
       process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+    }
+    try (var files = Files.walk(dir)) {  // its directory goes with it: no temp dirs left behind
+      files.sorted(java.util.Comparator.reverseOrder()).forEach(file -> file.toFile().delete());
     }
   }
 }
