@@ -390,21 +390,14 @@ public final class Controller extends AbstractBehavior<Controller.Command> {
       getContext().watchWith(update.replica(), new ReplicaGone(info.id()));
       record.actor = Optional.of(update.replica());
     }
-    if (info.state() == ReplicaState.STOPPING) {
-      // Its last report: it stops now. (Its termination, watched too, may come much later.)
-      replicas.remove(info.id());
-      loads.forget(info.id());
-      reconcile();
-      return this;
-    }
     ReplicaState decided = record.state();
     record.info = info;
+    replicas.reported(record, decided);
+    DeploymentId deployment = info.id().deploymentId();
     boolean ours = decided == ReplicaState.DRAINING || decided == ReplicaState.UNHEALTHY;
     if (ours && (info.state() == ReplicaState.STARTING || info.state() == ReplicaState.RUNNING)) {
       record.info = info.withState(decided);  // our decision stands over its progress
-    }
-    DeploymentId deployment = info.id().deploymentId();
-    if (info.state() == ReplicaState.UNHEALTHY) {
+    } else if (info.state() == ReplicaState.UNHEALTHY) {
       getContext().getLog().warn("Replica {} UNHEALTHY: {}", info.id(), update.detail());
       lastFailures.put(deployment, update.detail());
       backoff(deployment).failed();
@@ -415,6 +408,12 @@ public final class Controller extends AbstractBehavior<Controller.Command> {
       if (state != null && record.specVersion.equals(state.version)) {
         state.versionServed = true;
       }
+    }
+    if (info.state() == ReplicaState.STOPPING || info.state() == ReplicaState.UNHEALTHY) {
+      // Its last report (a replica stops after either). Its termination, watched too, may come
+      // much later; for replicas that failed to bind at once it was seen never to come.
+      replicas.remove(info.id());
+      loads.forget(info.id());
     }
     reconcile();
     return this;
@@ -516,8 +515,7 @@ public final class Controller extends AbstractBehavior<Controller.Command> {
           && now - record.requestedAtNanos > settings.replicaStartupTimeout().toNanos()) {
         getContext().getLog().warn("Replica {} not RUNNING after {}; replacing it",
             record.info.id(), settings.replicaStartupTimeout());
-        record.node.tell(new NodeAgent.StopReplica(record.info.id(), 0));
-        replicas.remove(record.info.id());
+        replicas.abandon(record);
         lastFailures.put(record.info.id().deploymentId(), "a replica did not start within "
             + settings.replicaStartupTimeout().toSeconds() + " s");
         backoff(record.info.id().deploymentId()).failed();

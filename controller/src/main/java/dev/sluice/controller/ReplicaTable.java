@@ -19,7 +19,7 @@ import org.apache.pekko.actor.typed.javadsl.ActorContext;
 
 /**
  * The replicas the controller manages and what it does to them: start one where
- * {@link Placement} says, drain one (out of the published set first, told to drain a
+ * {@link Placement} says (counting each node's failed starts), drain one (out of the published set first, told to drain a
  * {@code drain-delay} later), publish a deployment's set (its running replicas on reachable
  * nodes). Owned by the controller actor.
  */
@@ -32,6 +32,7 @@ final class ReplicaTable {
   private final Membership membership;
   private final Map<ReplicaId, ReplicaRecord> replicas = new LinkedHashMap<>();
   private Set<ActorRef<NodeAgent.Command>> nodes = Set.of();
+  private final Placement.Failures failedStarts = new Placement.Failures();
   private final ControllerMetrics metrics;
 
   ReplicaTable(ActorContext<Controller.Command> context, ControllerSettings settings,
@@ -71,6 +72,29 @@ final class ReplicaTable {
 
   void nodes(Set<ActorRef<NodeAgent.Command>> current) {
     nodes = current;
+    failedStarts.retain(current);
+  }
+
+  /**
+   * A replica reported {@code record.info} after being in {@code before}: one that was starting
+   * and failed counts against its node for {@link Placement}, one that reached RUNNING clears it.
+   */
+  void reported(ReplicaRecord record, ReplicaState before) {
+    if (before != ReplicaState.STARTING) {
+      return;
+    }
+    if (record.state() == ReplicaState.UNHEALTHY) {
+      failedStarts.failed(record.node, System.nanoTime());
+    } else if (record.isRunning()) {
+      failedStarts.succeeded(record.node);
+    }
+  }
+
+  /** Gives up on a replica that did not start in time: stopped, forgotten, its node blamed. */
+  void abandon(ReplicaRecord record) {
+    record.node.tell(new NodeAgent.StopReplica(record.info.id(), 0));
+    replicas.remove(record.info.id());
+    failedStarts.failed(record.node, System.nanoTime());
   }
 
   List<ReplicaRecord> of(DeploymentId deployment) {
@@ -89,8 +113,8 @@ final class ReplicaTable {
   }
 
   void start(DeploymentState state) {
-    ActorRef<NodeAgent.Command> node = Placement.choose(nodes, replicas.values(), state.id)
-        .orElseThrow();
+    ActorRef<NodeAgent.Command> node = Placement.choose(nodes, replicas.values(), state.id,
+        failedStarts).orElseThrow();
     ReplicaId id = ReplicaId.random(state.id);
     Address address = node.path().address().hasGlobalScope() ? node.path().address()
         : context.getSystem().address();

@@ -29,7 +29,14 @@ class PlacementTest {
 
   private static ReplicaRecord place(List<ReplicaRecord> replicas,
       List<ActorRef<NodeAgent.Command>> nodes, DeploymentId deployment) {
-    ActorRef<NodeAgent.Command> node = Placement.choose(nodes, replicas, deployment).orElseThrow();
+    return place(replicas, nodes, deployment, new Placement.Failures());
+  }
+
+  private static ReplicaRecord place(List<ReplicaRecord> replicas,
+      List<ActorRef<NodeAgent.Command>> nodes, DeploymentId deployment,
+      Placement.Failures failures) {
+    ActorRef<NodeAgent.Command> node = Placement.choose(nodes, replicas, deployment, failures)
+        .orElseThrow();
     ReplicaRecord record = new ReplicaRecord(new ReplicaInfo(ReplicaId.random(deployment), "n",
         "h", 1, 8, ReplicaState.STARTING, List.of("m")), node, "v", 0);
     replicas.add(record);
@@ -63,5 +70,39 @@ class PlacementTest {
     assertThat(a2.node).isEqualTo(b1.node);
     a1.info = a1.info.withState(ReplicaState.DRAINING);
     assertThat(place(replicas, nodes, A).node).isEqualTo(a1.node);
+  }
+
+  @Test
+  void aNodeWhereStartsFailIsAvoidedWhileAnotherHasRoom() {
+    var healthy = testKit.<NodeAgent.Command>createTestProbe().ref();
+    var broken = testKit.<NodeAgent.Command>createTestProbe().ref();
+    List<ActorRef<NodeAgent.Command>> nodes = List.of(healthy, broken);
+    List<ReplicaRecord> replicas = new ArrayList<>();
+    Placement.Failures failures = new Placement.Failures();
+    failures.failed(broken, System.nanoTime());
+
+    for (int i = 0; i < 4; i++) {
+      assertThat(place(replicas, nodes, A, failures).node).as("replica %d", i).isEqualTo(healthy);
+    }
+    failures.failed(healthy, System.nanoTime());
+    failures.failed(healthy, System.nanoTime());
+    assertThat(place(replicas, nodes, A, failures).node).as("every node failed: the fewest")
+        .isEqualTo(broken);
+    failures.succeeded(broken);
+    assertThat(place(replicas, nodes, A, failures).node).isEqualTo(broken);
+    failures.retain(java.util.Set.of(broken));
+    assertThat(failures.recent(healthy, System.nanoTime())).as("a node that left").isZero();
+  }
+
+  @Test
+  void aNodesFailedStartsAreForgottenAfterAMinuteWithoutAnother() {
+    var node = testKit.<NodeAgent.Command>createTestProbe().ref();
+    Placement.Failures failures = new Placement.Failures();
+    long now = System.nanoTime();
+    failures.failed(node, now);
+    failures.failed(node, now + 1);
+    assertThat(failures.recent(node, now + 1)).isEqualTo(2);
+    assertThat(failures.recent(node, now + 1 + Placement.Failures.MEMORY_NANOS)).isEqualTo(2);
+    assertThat(failures.recent(node, now + 2 + Placement.Failures.MEMORY_NANOS)).isZero();
   }
 }

@@ -9,6 +9,7 @@ import dev.sluice.capacity.CapacitySnapshot;
 import dev.sluice.core.testing.Await;
 import java.time.Duration;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import org.apache.pekko.actor.typed.javadsl.AskPattern;
 import org.junit.jupiter.api.Test;
@@ -17,8 +18,9 @@ import org.junit.jupiter.api.Test;
  * Scaling and rolling updates through the API on a cluster of separate nodes (a control+ingress
  * node, two replica nodes) while 32 streams run back to back through the ingress: replicas
  * spread over the nodes, scale-in drains without breaking a stream, a spec change replaces every
- * replica (one at a time: a surge of 20 % of 2, rounded up) without a failed request, and nothing
- * is left holding capacity.
+ * replica (one at a time: a surge of 20 % of 2, rounded up) without a failed request, nothing
+ * is left holding capacity, and a node where replicas cannot start does not keep the others from
+ * reaching the target.
  */
 class ScaleIT {
 
@@ -124,6 +126,23 @@ class ScaleIT {
       assertThat(load.completed.get()).isPositive();
       assertThat(load.failures()).as("failed requests").isEmpty();
       assertNothingHeld(cluster);
+    }
+  }
+
+  @Test
+  void aNodeWhereReplicasCannotStartIsAvoidedWhileAnotherHasRoom() throws Exception {
+    try (java.net.ServerSocket taken = new java.net.ServerSocket(0, 1,
+        java.net.InetAddress.getLoopbackAddress())) {
+      int port = taken.getLocalPort();  // the second node's whole replica port range
+      String yaml = app(0).replace("num_replicas: 2", "num_replicas: 4");
+      try (TestCluster cluster = TestCluster.start(yaml, List.of(ConfigFactory.empty(),
+          ConfigFactory.parseString("sluice.replica.port-range = \"" + port + "-" + port
+              + "\"")), ConfigFactory.empty())) {
+        cluster.awaitRunning("llm", "sim", 4, Duration.ofSeconds(60));
+        String good = cluster.replicaNodes.get(0).system().address().toString();
+        assertThat(cluster.deployment("llm", "sim").path("replicas"))
+            .allSatisfy(replica -> assertThat(replica.path("node").asText()).isEqualTo(good));
+      }
     }
   }
 }

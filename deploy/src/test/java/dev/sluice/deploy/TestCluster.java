@@ -24,6 +24,14 @@ final class TestCluster implements AutoCloseable {
   }
 
   static TestCluster start(String yaml, int replicaNodes, Config extra) throws Exception {
+    return start(yaml, java.util.Collections.nCopies(replicaNodes,
+        com.typesafe.config.ConfigFactory.empty()), extra);
+  }
+
+  /** One replica node per entry of {@code replicaNodeConfigs}, each with that config on top. */
+  static TestCluster start(String yaml, List<Config> replicaNodeConfigs, Config extra)
+      throws Exception {
+    int replicaNodes = replicaNodeConfigs.size();
     Config overrides = extra.withFallback(TestNodes.overrides());
     NodeOptions controlOptions = new NodeOptions(Set.of(Role.CONTROL, Role.INGRESS),
         Optional.empty(), Optional.empty(), List.of(), Optional.of(TestNodes.appFile(yaml)),
@@ -31,9 +39,10 @@ final class TestCluster implements AutoCloseable {
     TestCluster cluster = new TestCluster(SluiceNode.start(controlOptions));
     try {
       String seed = "127.0.0.1:" + cluster.control.system().address().getPort().get();
-      for (int i = 0; i < replicaNodes; i++) {
+      for (Config own : replicaNodeConfigs) {
         cluster.replicaNodes.add(SluiceNode.start(new NodeOptions(Set.of(Role.REPLICA),
-            Optional.empty(), Optional.empty(), List.of(seed), Optional.empty(), overrides)));
+            Optional.empty(), Optional.empty(), List.of(seed), Optional.empty(),
+            own.withFallback(overrides))));
       }
       Await.untilOk(Duration.ofSeconds(30), "the controller sees every replica node", () ->
           TestNodes.status(cluster.control).path("replica_nodes").asInt() == replicaNodes);
@@ -58,6 +67,20 @@ final class TestCluster implements AutoCloseable {
 
   /** Waits until the deployment has exactly {@code count} replicas, all RUNNING and published. */
   void awaitRunning(String app, String name, int count, Duration deadline) {
+    try {
+      awaitRunningOnly(app, name, count, deadline);
+    } catch (AssertionError e) {
+      String now;
+      try {
+        now = deployment(app, name).toString();
+      } catch (Exception unreadable) {
+        now = unreadable.toString();
+      }
+      throw new AssertionError(e.getMessage() + "; now: " + now, e);
+    }
+  }
+
+  private void awaitRunningOnly(String app, String name, int count, Duration deadline) {
     Await.untilOk(deadline, app + "/" + name + ": " + count + " RUNNING and nothing else", () -> {
       JsonNode status = deployment(app, name);
       return status.path("current_replicas").asInt() == count
