@@ -124,10 +124,9 @@ final class ApiCommands {
 
     @Override
     public Integer call() {
-      JsonNode status = target.client().send("GET", "/api/applications", null, null);
+      JsonNode stored = target.client().send("GET", "/api/config", null, null);
       Map<String, JsonNode> deployed = new LinkedHashMap<>();
-      status.path("applications").forEach(app ->
-          deployed.put(app.path("name").asText(), app.path("deployed_app_config")));
+      stored.path("applications").forEach(app -> deployed.put(app.path("name").asText(), app));
       ObjectNode config = JsonNodeFactory.instance.objectNode();
       ArrayNode list = config.putArray("applications");
       for (String app : apps.isEmpty() ? deployed.keySet() : apps) {

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.typesafe.config.ConfigFactory;
 import dev.sluice.core.config.ApplicationsConfig;
+import dev.sluice.core.config.ApplicationsConfigParser;
 import dev.sluice.core.testing.Await;
 import dev.sluice.core.testing.Sse;
 import java.net.http.HttpResponse;
@@ -128,13 +129,25 @@ class ControllerApiIT {
   }
 
   @Test
-  void patchScalesADeployment() throws Exception {
+  void patchScalesADeploymentAndTheStoredConfigShowsIt() throws Exception {
     assertThat(call("PATCH", "/api/applications/llm/deployments/sim", "{\"num_replicas\": 2}",
         "application/json").statusCode()).isEqualTo(200);
     awaitRunning("llm", "sim", 2);
+    HttpResponse<String> stored = call("GET", "/api/config", null, null);
+    assertThat(stored.statusCode()).isEqualTo(200);
+    JsonNode llm = Sse.json(stored.body()).path("applications").get(0);
+    assertThat(llm.path("name").asText()).isEqualTo("llm");
+    assertThat(llm.at("/llm_configs/0/deployment_config/num_replicas").asInt())
+        .as("the PATCH is in the stored config").isEqualTo(2);
+    assertThat(ApplicationsConfigParser.parse(stored.body()).applications()).hasSize(1);
+    assertThat(call("GET", "/api/applications", null, null).body())
+        .as("the status leaves configs (engine env) out").doesNotContain("deployed_app_config")
+        .doesNotContain("llm_configs");
     assertThat(call("PATCH", "/api/applications/llm/deployments/sim", "num_replicas: 1",
         "application/yaml").statusCode()).isEqualTo(200);
     awaitRunning("llm", "sim", 1);
+    assertThat(call("DELETE", "/api/config", null, null).headers().firstValue("allow"))
+        .hasValue("GET, HEAD");
   }
 
   @Test

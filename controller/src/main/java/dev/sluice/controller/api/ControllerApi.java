@@ -42,8 +42,9 @@ import org.apache.pekko.stream.Materializer;
  * The controller REST API on every {@code control} node (port 8265), talking to the controller
  * singleton through its proxy: {@code GET/PUT /api/applications}, {@code DELETE
  * /api/applications/{app}}, {@code PATCH /api/applications/{app}/deployments/{deployment}},
- * {@code GET /api/cluster}, and the dashboard ({@code GET /}, its assets, {@code GET
- * /api/events}: see {@link DashboardRoutes}). JSON; {@code PUT} also takes YAML. Bad input gets 400 naming the
+ * {@code GET /api/config} (the desired state as stored, {@link ConfigView}), {@code GET
+ * /api/cluster}, and the dashboard ({@code GET /}, its assets, {@code GET /api/events}: see
+ * {@link DashboardRoutes}). JSON; {@code PUT} also takes YAML. Bad input gets 400 naming the
  * field with the config parser's path text, an unknown app or deployment 404, a singleton that
  * does not answer 503 (within {@code api.ask-timeout}); on any error nothing changes. A write is
  * answered once the new desired state is stored on a majority of nodes. With a cluster token
@@ -114,7 +115,10 @@ public final class ControllerApi {
       return done(json(200, ClusterReport.json(Cluster.get(system).state(), system.address())));
     }
     if (path.equals(APPS) && method.equals(HttpMethods.GET)) {
-      return status();
+      return status(ConfigView::status);
+    }
+    if (path.equals("/api/config") && method.equals(HttpMethods.GET)) {
+      return status(ConfigView::config);
     }
     if (path.equals(APPS) && method.equals(HttpMethods.PUT)) {
       return withBody(request, body -> {
@@ -158,7 +162,7 @@ public final class ControllerApi {
     if (path.equals(APPS)) {
       return "GET, HEAD, PUT";
     }
-    if (path.equals("/api/events") || path.equals("/api/cluster")) {
+    if (path.equals("/api/events") || path.equals("/api/cluster") || path.equals("/api/config")) {
       return "GET, HEAD";
     }
     if (path.startsWith(APPS + "/") && parts.length == 4) {
@@ -241,16 +245,17 @@ public final class ControllerApi {
   /** The status tree after a stored write; 202 saying it was stored if it cannot be read now. */
   private CompletionStage<HttpResponse> stored() {
     return ask(Controller.GetStatus::new, settings.apiAskTimeout(), true)
-        .thenApply(document -> json(200, document.json()))
+        .thenApply(document -> json(200, ConfigView.status(document.json())))
         .exceptionally(failure -> json(202, JSON.createObjectNode().put("message",
             "The change was stored; its status could not be read within "
                 + settings.apiAskTimeout().toMillis() + " ms (the controller is busy, or "
                 + "moving): GET /api/applications shows it").toString()));
   }
 
-  private CompletionStage<HttpResponse> status() {
+  /** The controller's status document as {@code view} shows it. */
+  private CompletionStage<HttpResponse> status(java.util.function.UnaryOperator<String> view) {
     return ask(Controller.GetStatus::new, settings.apiAskTimeout(), true)
-        .thenApply(document -> json(200, document.json()))
+        .thenApply(document -> json(200, view.apply(document.json())))
         .exceptionally(failure -> unavailable(failure, null, settings.apiAskTimeout()));
   }
 
