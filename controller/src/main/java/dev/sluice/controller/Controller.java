@@ -181,7 +181,7 @@ public final class Controller extends AbstractBehavior<Controller.Command> {
 
   private Behavior<Command> onGetStatus(GetStatus get) {
     get.replyTo().tell(new StatusDocument(StatusReport.json(deployments.values(),
-        replicas.all(), publisher.published(), replicas.nodes().size())));
+        replicas.all(), replicas::serving, publisher.published(), replicas.nodes().size())));
     return this;
   }
 
@@ -573,8 +573,8 @@ public final class Controller extends AbstractBehavior<Controller.Command> {
           && backoff.mayStart(System.nanoTime()); i++) {
         replicas.start(state);
       }
-      StatusReport.updateStatus(state, replicas.of(state.id), backoff.failures(),
-          lastFailures.getOrDefault(state.id, ""));
+      StatusReport.updateStatus(state, replicas.of(state.id), replicas::serving,
+          backoff.failures(), lastFailures.getOrDefault(state.id, ""));
       replicas.publish(state);
     }
     for (ReplicaRecord record : List.copyOf(replicas.all())) {

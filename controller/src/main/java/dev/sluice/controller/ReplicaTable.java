@@ -19,9 +19,9 @@ import org.apache.pekko.actor.typed.javadsl.ActorContext;
 
 /**
  * The replicas the controller manages and what it does to them: start one where
- * {@link Placement} says (counting each node's failed starts), drain one (out of the published set first, told to drain a
- * {@code drain-delay} later), publish a deployment's set (its running replicas on reachable
- * nodes). Owned by the controller actor.
+ * {@link Placement} says (counting each node's failed starts), drain one (out of the published
+ * set first, told to drain a {@code drain-delay} later), publish a deployment's set (its running
+ * replicas on reachable nodes). Owned by the controller actor.
  */
 final class ReplicaTable {
 
@@ -158,8 +158,12 @@ final class ReplicaTable {
 
   /** Publishes the RUNNING replicas of reachable nodes (an unreachable node's leave at once). */
   void publish(DeploymentState state) {
-    publisher.publish(state, of(state.id).stream()
-        .filter(record -> record.isRunning() && membership.reachable(nodeOf(record)))
+    publisher.publish(state, of(state.id).stream().filter(this::serving)
         .map(record -> record.info).toList());
+  }
+
+  /** RUNNING on a reachable node: in the published set. */
+  boolean serving(ReplicaRecord record) {
+    return record.isRunning() && membership.reachable(nodeOf(record));
   }
 }

@@ -13,6 +13,7 @@ import java.util.EnumMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Predicate;
 
 /**
  * The controller's status tree as the API shows it (app → deployments → replicas), and each
@@ -27,13 +28,15 @@ final class StatusReport {
   /**
    * UPDATING while a new spec rolls out or has never served; DEPLOY_FAILED (never served) or
    * UNHEALTHY when replicas keep failing; UPSCALING / DOWNSCALING on the way to the target;
-   * HEALTHY at it.
+   * HEALTHY at it. Only {@code serving} replicas count as running: a RUNNING replica on a node
+   * that is unreachable serves nothing until it is back or replaced.
    */
-  static void updateStatus(DeploymentState state, List<ReplicaRecord> records, int failures,
-      String lastFailure) {
+  static void updateStatus(DeploymentState state, List<ReplicaRecord> records,
+      Predicate<ReplicaRecord> serving, int failures, String lastFailure) {
     int target = state.target();
     long running = records.stream()
-        .filter(r -> r.isRunning() && r.specVersion.equals(state.version)).count();
+        .filter(r -> serving.test(r) && r.specVersion.equals(state.version)).count();
+    long unreachable = records.stream().filter(r -> r.isRunning() && !serving.test(r)).count();
     long outdated = records.stream()
         .filter(r -> r.isLive() && !r.specVersion.equals(state.version)).count();
     long live = records.stream().filter(ReplicaRecord::isLive).count();
@@ -51,7 +54,8 @@ final class StatusReport {
       state.message = "starting " + target + " replica(s)";
     } else if (running < target) {
       state.status = DeploymentState.Status.UPSCALING;
-      state.message = running + " of " + target + " replicas running";
+      state.message = running + " of " + target + " replicas running"
+          + (unreachable > 0 ? ", " + unreachable + " on unreachable nodes" : "");
     } else if (live > target || leaving > 0) {
       state.status = DeploymentState.Status.DOWNSCALING;
       state.message = (live - target + leaving) + " replica(s) draining or stopping";
@@ -62,7 +66,8 @@ final class StatusReport {
   }
 
   static String json(Collection<DeploymentState> deployments, Collection<ReplicaRecord> replicas,
-      Map<DeploymentId, ReplicaSet> published, int replicaNodes) {
+      Predicate<ReplicaRecord> serving, Map<DeploymentId, ReplicaSet> published,
+      int replicaNodes) {
     ObjectNode root = JSON.createObjectNode();
     root.put("replica_nodes", replicaNodes);
     ArrayNode apps = root.putArray("applications");
@@ -76,13 +81,13 @@ final class StatusReport {
         app.set("deployed_app_config", ApplicationsConfigWriter.tree(state.app));
         return app.putArray("deployments");
       });
-      deployment(list.addObject(), state, replicas, published.get(state.id));
+      deployment(list.addObject(), state, replicas, serving, published.get(state.id));
     }
     return root.toString();
   }
 
   private static void deployment(ObjectNode node, DeploymentState state,
-      Collection<ReplicaRecord> replicas, ReplicaSet published) {
+      Collection<ReplicaRecord> replicas, Predicate<ReplicaRecord> serving, ReplicaSet published) {
     node.put("name", state.id.name());
     node.put("model_id", state.llm.modelId());
     node.put("status", state.status.name());
@@ -90,7 +95,7 @@ final class StatusReport {
     node.put("target_replicas", state.target());
     List<ReplicaRecord> own = replicas.stream()
         .filter(r -> r.info.id().deploymentId().equals(state.id)).toList();
-    node.put("current_replicas", own.stream().filter(ReplicaRecord::isRunning).count());
+    node.put("current_replicas", own.stream().filter(serving).count());
     Map<ReplicaState, Integer> byState = new EnumMap<>(ReplicaState.class);
     own.forEach(r -> byState.merge(r.state(), 1, Integer::sum));
     ObjectNode states = node.putObject("replicas_by_state");
@@ -114,6 +119,7 @@ final class StatusReport {
         row.putNull("endpoint");
       }
       row.put("state", record.state().name());
+      row.put("serving", serving.test(record));  // in the published set: RUNNING, node reachable
       row.put("ongoing", record.ongoing);
       row.put("failed_health_checks", record.failedChecks);  // in a row; replaced at the threshold
       row.put("spec_version", record.specVersion);

@@ -38,7 +38,7 @@ final class StatusTable {
           replicaRows.add(new String[] {replica.path("replica_id").asText(),
               replica.path("node").asText(),
               replica.path("endpoint").isNull() ? "-" : replica.path("endpoint").asText(),
-              replica.path("state").asText(), replica.path("ongoing").asText()});
+              state(replica), replica.path("ongoing").asText()});
         }
       }
     }
@@ -65,5 +65,12 @@ final class StatusTable {
       out.append(line.toString().stripTrailing()).append('\n');
     }
     return out.toString();
+  }
+
+  /** A RUNNING replica that is not serving is on a node the cluster cannot reach. */
+  private static String state(JsonNode replica) {
+    String state = replica.path("state").asText();
+    return state.equals("RUNNING") && !replica.path("serving").asBoolean(true)
+        ? "RUNNING (node unreachable)" : state;
   }
 }
