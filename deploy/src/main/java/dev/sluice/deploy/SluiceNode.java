@@ -171,7 +171,7 @@ public final class SluiceNode implements AutoCloseable {
         startHaproxy(config, settings.apiKeys());
         ApiKeysWatch.start(system, settings.apiKeys(),
             config.getDuration("sluice.ingress.api-keys-reload-interval"),
-            () -> haproxy.ifPresent(HaproxyDataPlane::onApiKeysChanged));
+            SluiceMetrics.global(), () -> haproxy.ifPresent(HaproxyDataPlane::onApiKeysChanged));
       } else {
         this.ingressBinding = Optional.empty();
       }

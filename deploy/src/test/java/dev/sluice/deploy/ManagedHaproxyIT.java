@@ -219,6 +219,9 @@ class ManagedHaproxyIT {
       Files.writeString(keys, "# every key of the file revoked\n");
       awaitKeys(List.of(ingress, GUARDED_HAPROXY_PORT), Map.of("Bearer client-key-3", 401,
           "Bearer client-key-2", 200));
+      String metrics = TestNodes.get(node.metricsPort().orElseThrow(), "/metrics").body();
+      assertThat(metrics).as("the config's key is left").contains("sluice_ingress_api_keys 1.0")
+          .containsPattern("sluice_ingress_api_keys_reloads_total\\{outcome=\"changed\"\\} [2-9]");
     } finally {
       Files.delete(keys);
     }

@@ -95,7 +95,7 @@ public final class ApiKeys {
         return Optional.empty();
       }
       lastProblem = problem;
-      return Optional.of(new Reload(true, FILE_KEY + ": " + file.get() + " " + problem
+      return Optional.of(new Reload(false, true, FILE_KEY + ": " + file.get() + " " + problem
           + "; the " + size() + " keys in effect stay"));
     }
     lastProblem = "";
@@ -106,15 +106,18 @@ public final class ApiKeys {
     int before = size();
     loaded = new Loaded(union(fixed, fromFile), fileDigest);
     if (loaded.digests().isEmpty()) {
-      return Optional.of(new Reload(true, FILE_KEY + ": " + file.get() + " holds no key now: "
+      return Optional.of(new Reload(true, true, FILE_KEY + ": " + file.get() + " holds no key now: "
           + "every request is refused (401) until it holds one"));
     }
-    return Optional.of(new Reload(false, FILE_KEY + ": " + file.get() + " changed: "
+    return Optional.of(new Reload(true, false, FILE_KEY + ": " + file.get() + " changed: "
         + size() + " keys accepted (were " + before + ")"));
   }
 
-  /** What a {@link #reload()} did: a message for the log, at WARN when {@code warning}. */
-  public record Reload(boolean warning, String message) {}
+  /**
+   * What a {@link #reload()} did: whether the keys in effect {@code changed} (else the file could
+   * not be used and they stay), and a message for the log, at WARN when {@code warning}.
+   */
+  public record Reload(boolean changed, boolean warning, String message) {}
 
   /** Whether clients must send a key: keys or a keys file are configured. */
   public boolean enabled() {

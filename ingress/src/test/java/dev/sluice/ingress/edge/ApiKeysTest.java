@@ -25,6 +25,7 @@ class ApiKeysTest {
     Optional<ApiKeys.Reload> reload = keys.reload();
 
     assertThat(reload).hasValueSatisfying(r -> {
+      assertThat(r.changed()).isTrue();
       assertThat(r.warning()).isFalse();
       assertThat(r.message()).endsWith("changed: 3 keys accepted (were 3)")
           .doesNotContain("new-key").doesNotContain("kept-key");
@@ -44,6 +45,7 @@ class ApiKeysTest {
     Files.delete(file);
 
     assertThat(keys.reload()).hasValueSatisfying(r -> assertThat(r.warning()).isTrue())
+        .hasValueSatisfying(r -> assertThat(r.changed()).isFalse())
         .hasValueSatisfying(r -> assertThat(r.message()).contains("cannot be read")
             .endsWith("the 1 keys in effect stay"));
     assertThat(keys.reload()).as("the same problem again is not logged again").isEmpty();
@@ -71,6 +73,7 @@ class ApiKeysTest {
 
     assertThat(keys.reload()).hasValueSatisfying(r -> {
       assertThat(r.warning()).isTrue();
+      assertThat(r.changed()).isTrue();
       assertThat(r.message()).contains("holds no key now: every request is refused");
     });
     assertThat(keys.enabled()).as("keys are still required").isTrue();
