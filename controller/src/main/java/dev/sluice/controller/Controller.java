@@ -566,7 +566,8 @@ public final class Controller extends AbstractBehavior<Controller.Command> {
     for (DeploymentState state : deployments.values()) {
       List<ReplicaRecord> live = replicas.of(state.id).stream().filter(ReplicaRecord::isLive)
           .toList();
-      Rollout.Plan plan = Rollout.plan(live, state.version, state.target(), settings.maxSurge());
+      Rollout.Plan plan = Rollout.plan(live, state.version, state.target(), settings.maxSurge(),
+          replicas::serving);
       plan.drain().forEach(record -> replicas.drain(record, Optional.of(state)));
       Backoff backoff = backoff(state.id);
       for (int i = 0; i < plan.start() && !replicas.nodes().isEmpty()

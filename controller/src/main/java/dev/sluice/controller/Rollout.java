@@ -3,6 +3,7 @@ package dev.sluice.controller;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.function.Predicate;
 
 /**
  * What one deployment needs next, from its live replicas (starting or running), the spec version
@@ -61,7 +62,13 @@ final class Rollout {
           .thenComparingInt(record -> record.ongoing)
           .thenComparing(record -> -record.requestedAtNanos);
 
-  static Plan plan(List<ReplicaRecord> live, String version, int target, Surge surge) {
+  /**
+   * The plan for {@code live} replicas. Only {@code serving} ones (RUNNING on a reachable node)
+   * count as running: an old replica on an unreachable node serves nothing, so it is drained
+   * like one not yet running, and never counted to let a serving one go.
+   */
+  static Plan plan(List<ReplicaRecord> live, String version, int target, Surge surge,
+      Predicate<ReplicaRecord> serving) {
     List<ReplicaRecord> current = new ArrayList<>();
     List<ReplicaRecord> outdated = new ArrayList<>();
     for (ReplicaRecord record : live) {
@@ -72,11 +79,11 @@ final class Rollout {
     for (int i = 0; i < current.size() - target; i++) {
       drain.add(current.get(i));
     }
-    int running = (int) live.stream().filter(ReplicaRecord::isRunning).count()
-        - (int) drain.stream().filter(ReplicaRecord::isRunning).count();
+    int running = (int) live.stream().filter(serving).count()
+        - (int) drain.stream().filter(serving).count();
     outdated.sort(DRAIN_ORDER);
     for (ReplicaRecord old : outdated) {
-      if (!old.isRunning()) {
+      if (!serving.test(old)) {
         drain.add(old);
       } else if (running - 1 >= target) {
         drain.add(old);

@@ -14,6 +14,9 @@ import org.junit.jupiter.api.Test;
 class RolloutTest {
 
   private static final Rollout.Surge ONE = new Rollout.Surge(1, 0);
+  /** Every RUNNING replica serves (its node is reachable). */
+  private static final java.util.function.Predicate<ReplicaRecord> RUNNING =
+      ReplicaRecord::isRunning;
   private static final DeploymentId DEPLOYMENT = new DeploymentId("llm", "sim");
   private int serial;
 
@@ -28,7 +31,7 @@ class RolloutTest {
   @Test
   void scalingOutStartsEveryMissingReplicaAtOnce() {
     List<ReplicaRecord> live = List.of(replica("v1", ReplicaState.RUNNING, 0));
-    assertThat(Rollout.plan(live, "v1", 8, ONE)).isEqualTo(new Rollout.Plan(7, List.of()));
+    assertThat(Rollout.plan(live, "v1", 8, ONE, RUNNING)).isEqualTo(new Rollout.Plan(7, List.of()));
   }
 
   @Test
@@ -38,7 +41,7 @@ class RolloutTest {
     ReplicaRecord quiet = replica("v1", ReplicaState.RUNNING, 2);
     ReplicaRecord starting = replica("v1", ReplicaState.STARTING, 0);
 
-    Rollout.Plan plan = Rollout.plan(List.of(busy, idle, quiet, starting), "v1", 1, ONE);
+    Rollout.Plan plan = Rollout.plan(List.of(busy, idle, quiet, starting), "v1", 1, ONE, RUNNING);
 
     assertThat(plan.start()).isZero();
     assertThat(plan.drain()).containsExactly(starting, idle, quiet);
@@ -68,7 +71,7 @@ class RolloutTest {
     int mostStarted = 0;
     for (int step = 0; step < 10 * target; step++) {
       List<ReplicaRecord> live = replicas.stream().filter(ReplicaRecord::isLive).toList();
-      Rollout.Plan plan = Rollout.plan(live, "new", target, surge);
+      Rollout.Plan plan = Rollout.plan(live, "new", target, surge, RUNNING);
       plan.drain().forEach(r -> r.info = r.info.withState(ReplicaState.DRAINING));
       long running = replicas.stream().filter(ReplicaRecord::isRunning).count();
       assertThat(running).as("running replicas at step %d", step).isGreaterThanOrEqualTo(target);
@@ -111,15 +114,32 @@ class RolloutTest {
     ReplicaRecord idle = replica("old", ReplicaState.RUNNING, 0);
     ReplicaRecord fresh = replica("new", ReplicaState.RUNNING, 0);
 
-    assertThat(Rollout.plan(List.of(busy, idle, fresh), "new", 2, ONE).drain()).containsExactly(idle);
+    assertThat(Rollout.plan(List.of(busy, idle, fresh), "new", 2, ONE, RUNNING).drain())
+        .containsExactly(idle);
   }
 
   @Test
   void scalingToZeroDrainsEverything() {
     ReplicaRecord a = replica("v1", ReplicaState.RUNNING, 0);
     ReplicaRecord b = replica("v0", ReplicaState.RUNNING, 0);
-    Rollout.Plan plan = Rollout.plan(List.of(a, b), "v1", 0, ONE);
+    Rollout.Plan plan = Rollout.plan(List.of(a, b), "v1", 0, ONE, RUNNING);
     assertThat(plan.start()).isZero();
     assertThat(plan.drain()).containsExactlyInAnyOrder(a, b);
+  }
+
+  @Test
+  void anOldReplicaOnAnUnreachableNodeDoesNotCountAsRunning() {
+    ReplicaRecord lost = replica("old", ReplicaState.RUNNING, 9);
+    ReplicaRecord busy = replica("old", ReplicaState.RUNNING, 5);
+    ReplicaRecord quiet = replica("old", ReplicaState.RUNNING, 1);
+    ReplicaRecord fresh = replica("new", ReplicaState.RUNNING, 0);
+
+    Rollout.Plan plan = Rollout.plan(List.of(lost, busy, quiet, fresh), "new", 3, ONE,
+        r -> r.isRunning() && r != lost);
+
+    assertThat(plan.drain()).as("the lost one goes; the 3 serving ones stay")
+        .containsExactly(lost);
+    assertThat(Rollout.plan(List.of(lost, busy, quiet, fresh), "new", 3, ONE, RUNNING).drain())
+        .as("all reachable: the least busy old one goes").containsExactly(quiet);
   }
 }
