@@ -1,5 +1,6 @@
 package dev.sluice.deploy.haproxy;
 
+import dev.sluice.ingress.edge.ApiKeys;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -223,13 +224,12 @@ public final class HaproxyConfig {
           + "sha2(256),hex,lower -m str "
           + String.join(" ", digests.subList(i, Math.min(digests.size(), i + DIGESTS_PER_LINE))));
     }
-    String refuse = "  http-request return status 401 content-type application/json string '"
-        + "{\"error\":{\"message\":\"%s\",\"type\":\"invalid_request_error\",\"param\":null,"
-        + "\"code\":\"invalid_api_key\"}}' hdr www-authenticate Bearer ";
-    out.add(String.format(refuse, "Missing API key: send it as Authorization: Bearer <key>")
-        + "if !{ req.hdr(authorization) -m found }");
-    out.add((String.format(refuse, "Incorrect API key provided")
-        + (digests.isEmpty() ? "" : "unless sluice_bearer sluice_api_key")).stripTrailing());
+    String refuse = "  http-request return status 401 content-type application/json string '%s' "
+        + "hdr www-authenticate Bearer";
+    out.add(String.format(refuse, ApiKeys.refusal(true).toJson())
+        + " if !{ req.hdr(authorization) -m found }");
+    out.add(String.format(refuse, ApiKeys.refusal(false).toJson())
+        + (digests.isEmpty() ? "" : " unless sluice_bearer sluice_api_key"));
   }
 
   private static String quoted(String value) {

@@ -1,8 +1,8 @@
 package dev.sluice.ingress.edge;
 
+import dev.sluice.core.http.ApiError;
 import dev.sluice.core.http.Bearer;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.MessageDigest;
@@ -58,9 +58,9 @@ public final class ApiKeys {
    */
   public static ApiKeys withFile(Collection<String> keys, Path file) {
     ApiKeys apiKeys = new ApiKeys(digests(keys, "sluice.ingress.api-keys"), Optional.of(file));
-    byte[] content;
+    String content;
     try {
-      content = Files.readAllBytes(file);
+      content = Files.readString(file);
     } catch (IOException e) {
       throw new IllegalArgumentException(FILE_KEY + ": " + file + " cannot be read ("
           + e.getClass().getSimpleName() + ")", e);
@@ -70,7 +70,7 @@ public final class ApiKeys {
       throw new IllegalArgumentException(FILE_KEY + ": " + file + " holds no key (expected: "
           + "one key per line; to let every request in, leave api-keys-file unset)");
     }
-    apiKeys.loaded = new Loaded(union(apiKeys.fixed, fromFile), sha256(content));
+    apiKeys.loaded = new Loaded(union(apiKeys.fixed, fromFile), Bearer.digest(content));
     return apiKeys;
   }
 
@@ -83,10 +83,10 @@ public final class ApiKeys {
     if (file.isEmpty()) {
       return Optional.empty();
     }
-    byte[] content;
+    String content;
     List<byte[]> fromFile;
     try {
-      content = Files.readAllBytes(file.get());
+      content = Files.readString(file.get());
       fromFile = digests(lines(content), FILE_KEY);
     } catch (IOException | IllegalArgumentException e) {
       String problem = e instanceof IOException ? "cannot be read ("
@@ -99,7 +99,7 @@ public final class ApiKeys {
           + "; the " + size() + " keys in effect stay"));
     }
     lastProblem = "";
-    byte[] fileDigest = sha256(content);
+    byte[] fileDigest = Bearer.digest(content);
     if (MessageDigest.isEqual(fileDigest, loaded.fileDigest())) {
       return Optional.empty();
     }
@@ -118,6 +118,16 @@ public final class ApiKeys {
    * not be used and they stay), and a message for the log, at WARN when {@code warning}.
    */
   public record Reload(boolean changed, boolean warning, String message) {}
+
+  /**
+   * The 401 of a request without a key ({@code missing}) or with one not accepted, the same on
+   * every data path (the ingress's, HAProxy's).
+   */
+  public static ApiError refusal(boolean missing) {
+    return new ApiError(ApiError.Code.INVALID_API_KEY, missing
+        ? "Missing API key: send it as Authorization: Bearer <key>"
+        : "Incorrect API key provided", null);
+  }
 
   /** Whether clients must send a key: keys or a keys file are configured. */
   public boolean enabled() {
@@ -146,9 +156,9 @@ public final class ApiKeys {
   }
 
   /** Keys of a file, one per line; blank lines and lines starting with {@code #} are skipped. */
-  private static List<String> lines(byte[] content) {
+  private static List<String> lines(String content) {
     List<String> keys = new ArrayList<>();
-    for (String line : new String(content, StandardCharsets.UTF_8).split("\n")) {
+    for (String line : content.split("\n")) {
       String trimmed = line.strip();
       if (!trimmed.isEmpty() && !trimmed.startsWith("#")) {
         keys.add(trimmed);
@@ -186,11 +196,4 @@ public final class ApiKeys {
     return List.copyOf(all);
   }
 
-  private static byte[] sha256(byte[] content) {
-    try {
-      return MessageDigest.getInstance("SHA-256").digest(content);
-    } catch (java.security.NoSuchAlgorithmException e) {
-      throw new IllegalStateException("SHA-256 is missing from this JVM", e);
-    }
-  }
 }

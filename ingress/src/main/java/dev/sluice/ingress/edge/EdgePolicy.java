@@ -1,6 +1,5 @@
 package dev.sluice.ingress.edge;
 
-import dev.sluice.core.http.ApiError;
 import dev.sluice.core.http.ClusterToken;
 import dev.sluice.core.http.ContentCoding;
 import dev.sluice.core.http.RequestIds;
@@ -91,11 +90,8 @@ public final class EdgePolicy {
     if (!apiKeys.enabled() || path.equals(HEALTH) || apiKeys.accepts(authorization)) {
       return Optional.empty();
     }
-    String message = authorization == null
-        ? "Missing API key: send it as Authorization: Bearer <key>"
-        : "Incorrect API key provided";
-    return Optional.of(Answers.error(new ApiError(ApiError.Code.INVALID_API_KEY, message, null),
-        requestId).with("www-authenticate", "Bearer"));
+    return Optional.of(Answers.error(ApiKeys.refusal(authorization == null), requestId)
+        .with("www-authenticate", "Bearer"));
   }
 
   /**
