@@ -61,14 +61,16 @@ final class HaproxyCommand {
           .send("GET", "/api/applications", null, null);
       URI bindAt = hostPort("--bind", bind);
       URI routerAt = hostPort("--router", router);
-      // The token, session header and API keys as a node with the same environment reads them.
+      // The token, session header, API keys and body limit, as a node with the same environment
+      // reads them.
       Config config = ConfigFactory.load();
       ApiKeys keys = IngressSettings.fromConfig(config).apiKeys();
       HaproxyConfig.Settings settings = new HaproxyConfig.Settings(bindAt.getHost(),
           bindAt.getPort(), routerAt.getHost(), routerAt.getPort(), routeTimeout,
           ClusterToken.fromConfig(config).secret(),
           config.getString("sluice.ingress.session-header"), routePrefixes(status))
-          .withApiKeys(keys.enabled(), keys.hexDigests());
+          .withApiKeys(keys.enabled(), keys.hexDigests())
+          .withMaxRequestBytes(config.getBytes("sluice.ingress.max-request-bytes"));
       Files.writeString(lua, HaproxyConfig.lua());
       PrintWriter out = spec.commandLine().getOut();
       out.print(HaproxyConfig.render(settings, runningReplicas(status), lua));

@@ -5,7 +5,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.typesafe.config.ConfigFactory;
 import dev.sluice.core.ReplicaInfo;
 import dev.sluice.core.ReplicaSet;
+import dev.sluice.core.testing.BodyProbes;
+import dev.sluice.core.testing.RawHttp;
 import dev.sluice.core.testing.RawStream;
+import dev.sluice.core.testing.Sse;
 import dev.sluice.deploy.haproxy.HaproxyConfig;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
@@ -135,6 +138,42 @@ class HaproxyDataPlaneIT {
     HttpResponse<String> models = TestNodes.get(ROUTED_PORT, "/v1/models");
     assertThat(models.statusCode()).isEqualTo(200);
     assertThat(models.headers().firstValue("x-sluice-replica")).isEmpty();
+  }
+
+  /**
+   * The ingress's answers to bodies too large or too slow, in its OpenAI shape, read by a client
+   * that sends its whole body before it reads: a body over the limit is refused by the replica
+   * once read to its end, a Content-Length beyond what the replica would read by HAProxy at
+   * once, a stalled body by HAProxy after 10 s.
+   */
+  @Test
+  void bodiesTooLargeOrTooSlowGetTheIngresssAnswers() throws Exception {
+    long limit = 8 << 20;
+    RawHttp.Response declared = BodyProbes.post(ROUTED_PORT, CHAT, limit + 1, false);
+    RawHttp.Response chunked = BodyProbes.post(ROUTED_PORT, CHAT, limit + 1, true);
+    RawHttp.Response stalled = BodyProbes.stalled(ROUTED_PORT, CHAT, false,
+        java.time.Duration.ofSeconds(30));
+    RawHttp.Response huge = BodyProbes.announced(ROUTED_PORT, CHAT, 4 * limit + 1);
+
+    assertThat(declared).isNotNull();
+    assertThat(declared.status()).isEqualTo(413);
+    assertThat(declared.header("x-sluice-served-by")).isNotNull();
+    assertThat(Sse.json(declared.body()).at("/error/message").asText())
+        .isEqualTo("The request body is " + (limit + 1) + " bytes; the limit is " + limit);
+    assertThat(huge).isNotNull();
+    assertThat(huge.status()).isEqualTo(413);
+    assertThat(huge.header("x-sluice-served-by")).isNull();
+    assertThat(Sse.json(huge.body()).at("/error/message").asText())
+        .isEqualTo("The request body is " + (4 * limit + 1) + " bytes; the limit is " + limit);
+    assertThat(chunked).isNotNull();
+    assertThat(chunked.status()).isEqualTo(413);
+    assertThat(chunked.header("x-sluice-served-by")).isNotNull();
+    assertThat(Sse.json(chunked.body()).at("/error/message").asText())
+        .isEqualTo("The request body is over the limit of " + limit + " bytes");
+    assertThat(stalled).isNotNull();
+    assertThat(stalled.status()).isEqualTo(408);
+    assertThat(stalled.header("content-type")).isEqualTo("application/json");
+    assertThat(Sse.json(stalled.body()).at("/error/code").asText()).isEqualTo("request_timeout");
   }
 
   @Test

@@ -6,8 +6,10 @@ import com.fasterxml.jackson.databind.JsonNode;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.typesafe.config.Config;
+import com.typesafe.config.ConfigFactory;
 import dev.sluice.core.ReplicaInfo;
 import dev.sluice.core.testing.Await;
+import dev.sluice.core.testing.BodyProbes;
 import dev.sluice.core.testing.RawHttp;
 import dev.sluice.core.testing.RawStream;
 import dev.sluice.core.testing.Sse;
@@ -34,6 +36,8 @@ import org.junit.jupiter.api.TestInstance;
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 abstract class IngressSuite {
 
+  private static final int MAX_BODY = 1 << 20;
+  private static final int BODY_TIMEOUT_S = 3;
   private SluiceNode node;
   private int ingress;
 
@@ -44,7 +48,9 @@ abstract class IngressSuite {
 
   @BeforeAll
   void start() throws Exception {
-    node = TestNodes.local(TestNodes.app(2, 0, 1, 64), pathConfig());
+    node = TestNodes.local(TestNodes.app(2, 0, 1, 64), pathConfig().withFallback(
+        ConfigFactory.parseString("sluice.ingress.max-request-bytes = " + MAX_BODY
+            + "\nsluice.ingress.splice.body-timeout = " + BODY_TIMEOUT_S + "s")));
     ingress = node.ingressPort().orElseThrow();
   }
 
@@ -80,6 +86,33 @@ abstract class IngressSuite {
         .isEqualTo(12 + usage.get("prompt_tokens").asInt());
     assertThat(Sse.text(frames)).isEqualTo(SimulatedEngine.text("stream please", 12));
     assertThat(frames.get(1).get("id").asText()).isEqualTo("chatcmpl-req-1");
+  }
+
+  /**
+   * A body too large (by its Content-Length or chunked) gets its 413, a stalled one its 408, and
+   * the client reads them (not a reset connection).
+   */
+  @Test
+  void bodiesTooLargeOrTooSlowGetAnswersTheClientReads() throws Exception {
+    RawHttp.Response declared = BodyProbes.post(ingress, "/v1/chat/completions", 2 * MAX_BODY,
+        false);
+    RawHttp.Response chunked = BodyProbes.post(ingress, "/v1/chat/completions", 2 * MAX_BODY,
+        true);
+    RawHttp.Response stalled = BodyProbes.stalled(ingress, "/v1/chat/completions", false,
+        Duration.ofSeconds(30));
+
+    assertThat(declared).isNotNull();
+    assertThat(declared.status()).isEqualTo(413);
+    assertThat(Sse.json(declared.body()).at("/error/message").asText())
+        .isEqualTo("The request body is " + 2 * MAX_BODY + " bytes; the limit is " + MAX_BODY);
+    assertThat(chunked).isNotNull();
+    assertThat(chunked.status()).isEqualTo(413);
+    assertThat(Sse.json(chunked.body()).at("/error/message").asText())
+        .isEqualTo("The request body is over the limit of " + MAX_BODY + " bytes");
+    assertThat(stalled).isNotNull();
+    assertThat(stalled.status()).isEqualTo(408);
+    assertThat(stalled.header("connection")).isEqualTo("close");
+    assertThat(Sse.json(stalled.body()).at("/error/code").asText()).isEqualTo("request_timeout");
   }
 
   @Test

@@ -2,6 +2,7 @@ package dev.sluice.ingress;
 
 import dev.sluice.capacity.CapacityQueue;
 import dev.sluice.core.ReplicaSetView;
+import dev.sluice.core.http.BoundedBody;
 import dev.sluice.ingress.splice.SpliceServer;
 import dev.sluice.router.LLMRouter;
 import dev.sluice.ingress.observe.IngressObserver;
@@ -13,6 +14,7 @@ import java.util.function.Consumer;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.http.javadsl.Http;
+import org.apache.pekko.http.javadsl.settings.ServerSettings;
 
 /**
  * Starts the ingress's HTTP server: the splice (bytes from the replica's socket to the client's)
@@ -32,7 +34,11 @@ public final class IngressServer {
       ActorRef<LLMRouter.Command> router, IngressSettings settings, ReplicaSetView view,
       Optional<ActorRef<CapacityQueue.Command>> queue, Consumer<Throwable> onFatal) {
     if (!settings.directStreaming()) {
+      // A body over the limit is read to its end up to BoundedBody.serverCap (see RelayedPath).
+      ServerSettings server = ServerSettings.create(system.settings().config());
       return Http.get(system).newServerAt(settings.host(), settings.port())
+          .withSettings(server.withParserSettings(server.getParserSettings()
+              .withMaxContentLength(BoundedBody.serverCap(settings.maxRequestBytes()))))
           .bind(new IngressHandler(system, router, view, settings))
           .thenApply(IngressBinding::of);
     }

@@ -4,6 +4,7 @@ import dev.sluice.core.Failures;
 import dev.sluice.core.ReplicaInfo;
 import dev.sluice.core.ReplicaSetView;
 import dev.sluice.core.http.ApiError;
+import dev.sluice.core.http.BoundedBody;
 import dev.sluice.core.http.ServeReason;
 import dev.sluice.core.http.SluiceHeaders;
 import dev.sluice.core.openai.AnswerFramer;
@@ -78,10 +79,14 @@ final class RelayedPath {
       CompletionRequest.Kind kind) {
     Optional<String> session = edge.sessionId(request.getHeaders(), HttpHeader::name,
         HttpHeader::value);
-    return request.entity().toStrict(settings.routeTimeout().toMillis(),
-            settings.maxRequestBytes(), materializer)
-        .thenComposeAsync(strict -> {
-          byte[] body = strict.getData().toArray();
+    return BoundedBody.read(request.entity().getDataBytes(),
+            request.entity().getContentLengthOption(), settings.maxRequestBytes(),
+            settings.splice().bodyTimeout(), materializer)
+        .thenComposeAsync(read -> {
+          if (read.tooLarge()) {
+            throw read.tooLargeError();
+          }
+          byte[] body = read.bytes().toArray();
           return router.choose(edge.routeRequest(requestId, session, body))
               .thenComposeAsync(selection -> dispatch(selection, requestId, kind, body),
                   executor);
@@ -163,9 +168,15 @@ final class RelayedPath {
       return PekkoAnswers.response(Answers.notRouted(routing.reason(), requestId,
           detail.substring(detail.indexOf(':') + 1).trim()));
     }
-    if (failure instanceof org.apache.pekko.http.scaladsl.model.EntityStreamSizeException) {
-      return PekkoAnswers.response(Answers.error(ApiError.Code.PAYLOAD_TOO_LARGE,
-          "The request body is over the limit of " + settings.maxRequestBytes() + " bytes", requestId));
+    if (failure instanceof ApiError refused) {  // a body too large
+      return PekkoAnswers.response(Answers.error(refused, requestId));
+    }
+    if (failure instanceof java.util.concurrent.TimeoutException) {
+      // The rest of the body may still come: the connection ends with this answer.
+      return PekkoAnswers.response(Answers.error(ApiError.Code.REQUEST_TIMEOUT,
+              "The request body did not arrive within "
+                  + settings.splice().bodyTimeout().toSeconds() + " s", requestId))
+          .addHeader(org.apache.pekko.http.javadsl.model.headers.Connection.create("close"));
     }
     String incident = java.util.UUID.randomUUID().toString();
     log.error(
@@ -173,6 +184,4 @@ final class RelayedPath {
     return PekkoAnswers.response(Answers.error(ApiError.Code.INTERNAL,
         "The relayed request failed (incident " + incident + ")", requestId));
   }
-
-
 }

@@ -12,6 +12,7 @@ import dev.sluice.core.config.ApplicationsConfigParser;
 import dev.sluice.core.config.ConfigException;
 import dev.sluice.core.config.DeploymentPatch;
 import dev.sluice.core.http.ApiError;
+import dev.sluice.core.http.BoundedBody;
 import dev.sluice.core.http.ClusterToken;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
@@ -54,6 +55,8 @@ public final class ControllerApi {
 
   private static final String APPS = "/api/applications";
   private static final ObjectMapper JSON = new ObjectMapper();
+  /** The largest config body taken. */
+  static final int MAX_CONFIG_BYTES = 1 << 20;
   private static final ApiError TOO_LARGE = new ApiError(ApiError.Code.PAYLOAD_TOO_LARGE,
       "The request body is larger than 1 MiB, the most a config may be", null);
 
@@ -175,38 +178,26 @@ public final class ControllerApi {
   }
 
   /**
-   * Reads the body ({@link ConfigBody}: 413 beyond 1 MiB, once read to its end), then runs
+   * Reads the body ({@link BoundedBody}: 413 beyond 1 MiB, once read to its end), then runs
    * {@code action}; a bad config is a 400.
    */
   private CompletionStage<HttpResponse> withBody(HttpRequest request,
       Function<String, CompletionStage<HttpResponse>> action) {
-    // Also a body whose Content-Length is too large is read to its end before the 413: an
-    // answer before the end closes the connection, and the client, still sending, may see it
-    // reset before it reads the 413 (CI's run of a clean clone did, once).
-    return ConfigBody.read(request, settings.apiAskTimeout().multipliedBy(5), materializer)
+    return BoundedBody.read(request.entity().getDataBytes(),
+            request.entity().getContentLengthOption(), MAX_CONFIG_BYTES,
+            settings.apiAskTimeout().multipliedBy(5), materializer)
         .thenComposeAsync(body -> {
           if (body.tooLarge()) {
             return done(error(TOO_LARGE));
           }
           try {
-            return action.apply(body.text());
+            return action.apply(body.bytes().utf8String());
           } catch (ConfigException e) {
             return done(error(invalid(e.getMessage())));
           }
         }, system.executionContext())
-        .exceptionally(failure -> error(beyondPekkosLimit(failure) ? TOO_LARGE
-            : new ApiError(ApiError.Code.INVALID_REQUEST,
-                "The request body could not be read: " + rootMessage(failure), null)));
-  }
-
-  /** A chunked body past {@code pekko.http.parsing.max-content-length} (8 MiB): Pekko cut it. */
-  private static boolean beyondPekkosLimit(Throwable failure) {
-    for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
-      if (cause instanceof org.apache.pekko.http.scaladsl.model.EntityStreamSizeException) {
-        return true;
-      }
-    }
-    return false;
+        .exceptionally(failure -> error(new ApiError(ApiError.Code.INVALID_REQUEST,
+            "The request body could not be read: " + rootMessage(failure), null)));
   }
 
   /** A config error names its field: the text before the first ": " is the field's path. */

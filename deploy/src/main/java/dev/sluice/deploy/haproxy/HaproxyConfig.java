@@ -1,5 +1,7 @@
 package dev.sluice.deploy.haproxy;
 
+import dev.sluice.core.http.ApiError;
+import dev.sluice.core.http.BoundedBody;
 import dev.sluice.ingress.edge.ApiKeys;
 import java.io.IOException;
 import java.io.InputStream;
@@ -28,6 +30,12 @@ public final class HaproxyConfig {
   private static final Pattern DIGEST = Pattern.compile("[0-9a-f]{64}");
   /** Digests per {@code acl} line: HAProxy takes at most 64 words and 2 KiB a line. */
   private static final int DIGESTS_PER_LINE = 20;
+  /** The ingress's default {@code max-request-bytes}. */
+  static final long DEFAULT_MAX_REQUEST_BYTES = 8L << 20;
+  /** How long a request's head and body may take to arrive (the ingress's head-timeout). */
+  private static final int REQUEST_TIMEOUT_S = 10;
+  /** How long a replica may take to start its answer, and stay silent in it. */
+  private static final int SERVER_TIMEOUT_S = 600;
 
   /** A replica as HAProxy sees it: its id and its endpoint. */
   public record Replica(String id, String host, int port) {
@@ -44,12 +52,13 @@ public final class HaproxyConfig {
    * header, the route prefixes whose POSTs consult the router, how many bytes of a body go to the
    * router (0: body forwarding off), how long a stopping HAProxy lets streams in flight finish,
    * whether clients must send an API key, and the keys they may send, as the ingress's hex
-   * SHA-256 digests (none while required: every request is refused).
+   * SHA-256 digests (none while required: every request is refused), and the largest request
+   * body the ingress takes ({@code sluice.ingress.max-request-bytes}).
    */
   public record Settings(String bindHost, int bindPort, String routerHost, int routerPort,
       double routeTimeoutSeconds, String routerToken, String sessionHeader,
       List<String> routePrefixes, int forwardBodyLimit, long drainSeconds,
-      boolean apiKeysRequired, List<String> apiKeyDigests) {
+      boolean apiKeysRequired, List<String> apiKeyDigests, long maxRequestBytes) {
 
     public Settings {
       routePrefixes = List.copyOf(routePrefixes);
@@ -63,33 +72,46 @@ public final class HaproxyConfig {
       if (forwardBodyLimit < 0) {
         throw new IllegalArgumentException("forwardBodyLimit < 0: " + forwardBodyLimit);
       }
+      if (maxRequestBytes <= 0) {
+        throw new IllegalArgumentException("maxRequestBytes <= 0: " + maxRequestBytes);
+      }
     }
 
-    /** Body forwarding off, 30 s to drain. */
+    /** Body forwarding off, 30 s to drain, no API key, bodies up to 8 MiB. */
     public Settings(String bindHost, int bindPort, String routerHost, int routerPort,
         double routeTimeoutSeconds, String routerToken, String sessionHeader,
         List<String> routePrefixes) {
       this(bindHost, bindPort, routerHost, routerPort, routeTimeoutSeconds, routerToken,
-          sessionHeader, routePrefixes, 0, 30, false, List.of());
+          sessionHeader, routePrefixes, 0, 30, false, List.of(), DEFAULT_MAX_REQUEST_BYTES);
     }
 
     public Settings withForwardBodyLimit(int limit) {
       return new Settings(bindHost, bindPort, routerHost, routerPort, routeTimeoutSeconds,
           routerToken, sessionHeader, routePrefixes, limit, drainSeconds, apiKeysRequired,
-          apiKeyDigests);
+          apiKeyDigests, maxRequestBytes);
     }
 
     public Settings withRoutePrefixes(List<String> prefixes) {
       return new Settings(bindHost, bindPort, routerHost, routerPort, routeTimeoutSeconds,
           routerToken, sessionHeader, prefixes, forwardBodyLimit, drainSeconds, apiKeysRequired,
-          apiKeyDigests);
+          apiKeyDigests, maxRequestBytes);
     }
 
     /** Clients must send one of these keys ({@code required}), or need none. */
     public Settings withApiKeys(boolean required, List<String> digests) {
       return new Settings(bindHost, bindPort, routerHost, routerPort, routeTimeoutSeconds,
           routerToken, sessionHeader, routePrefixes, forwardBodyLimit, drainSeconds, required,
-          digests);
+          digests, maxRequestBytes);
+    }
+
+    /**
+     * The ingress's body limit: a Content-Length beyond what a replica reads to its end for its
+     * 413 ({@link BoundedBody#serverCap}) gets that 413 from HAProxy.
+     */
+    public Settings withMaxRequestBytes(long bytes) {
+      return new Settings(bindHost, bindPort, routerHost, routerPort, routeTimeoutSeconds,
+          routerToken, sessionHeader, routePrefixes, forwardBodyLimit, drainSeconds,
+          apiKeysRequired, apiKeyDigests, bytes);
     }
   }
 
@@ -147,8 +169,8 @@ public final class HaproxyConfig {
     out.add("  mode http");
     out.add("  timeout connect 5s");
     out.add("  timeout client 600s");
-    out.add("  timeout server 600s");
-    out.add("  timeout http-request 10s");
+    out.add("  timeout server " + SERVER_TIMEOUT_S + "s");
+    out.add("  timeout http-request " + REQUEST_TIMEOUT_S + "s");
     // On a reload the old worker keeps a client's idle keep-alive connection until its next
     // request is answered (with Connection: close) instead of closing it under the client, which
     // may be sending a request on it at that moment (a POST is not retried by clients).
@@ -156,16 +178,27 @@ public final class HaproxyConfig {
     // Tokens are small writes: with Nagle's algorithm on (HAProxy's default) each waits for the
     // client's delayed ACK, 40 to 200 ms. Ray defaults this on too (RAY_SERVE_HAPROXY_TCP_NODELAY).
     out.add("  option http-no-delay");
+    errorPages(out);
     out.add("");
     out.add("frontend sluice");
     out.add("  bind " + settings.bindHost() + ":" + settings.bindPort());
     out.add("  http-request return status 200 content-type text/plain string ok "
         + "if { path /-/healthz }");
     apiKeys(out, settings.apiKeysRequired(), settings.apiKeyDigests());
-    if (settings.forwardBodyLimit() > 0) {
-      // Wait for the body (up to the buffer) before the Lua action reads it for the router.
-      out.add("  option http-buffer-request");
-    }
+    // A body over the limit is the replica's to refuse: it reads it to its end first (up to
+    // BoundedBody.serverCap), so that a client still sending gets the 413. HAProxy answering
+    // early, then closing, reset such a client's connection before it read the answer. A
+    // Content-Length beyond what a replica would read gets the same 413 here, at once.
+    long cap = BoundedBody.serverCap(settings.maxRequestBytes());
+    out.add("  http-request return status 413 content-type application/json lf-string '"
+        + new ApiError(ApiError.Code.PAYLOAD_TOO_LARGE, "The request body is "
+            + "%[req.hdr(content-length)] bytes; the limit is " + settings.maxRequestBytes(),
+            null).toJson()
+        + "' if { req.hdr_val(content-length) gt " + cap + " }");
+    // Wait for the body (up to the buffer; 408 after 10 s) before the router is asked and a
+    // replica's slot taken: a client sending slowly holds no slot meanwhile, and the Lua action
+    // can read the body for the router when body forwarding is on.
+    out.add("  http-request wait-for-body time " + REQUEST_TIMEOUT_S + "s");
     StringBuilder prefixes = new StringBuilder("  acl sluice_routed_path path_beg");
     settings.routePrefixes().forEach(prefix -> prefixes.append(' ').append(prefix));
     out.add(prefixes.toString());
@@ -206,6 +239,28 @@ public final class HaproxyConfig {
           + replica.port() + " check inter 2s");
     }
     return String.join("\n", out) + "\n";
+  }
+
+  /**
+   * HAProxy's own errors in the OpenAI shape the ingress answers with, instead of its HTML pages.
+   */
+  private static void errorPages(List<String> out) {
+    // HAProxy 2.6 answers a request it cannot parse with its built-in HTML 400 all the same
+    // (these pages apply to the errors of a parsed request).
+    errorPage(out, ApiError.Code.INVALID_REQUEST, "Bad request");
+    errorPage(out, ApiError.Code.REQUEST_TIMEOUT,
+        "The request did not arrive within " + REQUEST_TIMEOUT_S + " s");
+    errorPage(out, ApiError.Code.INTERNAL, "HAProxy failed on this request");
+    errorPage(out, ApiError.Code.UPSTREAM_FAILED,
+        "The replica failed: its answer was cut off or not valid HTTP");
+    errorPage(out, ApiError.Code.UNAVAILABLE, "No replica is available");
+    errorPage(out, ApiError.Code.UPSTREAM_TIMEOUT,
+        "The replica did not answer within " + SERVER_TIMEOUT_S + " s");
+  }
+
+  private static void errorPage(List<String> out, ApiError.Code code, String message) {
+    out.add("  http-error status " + code.status() + " content-type application/json string '"
+        + new ApiError(code, message, null).toJson() + "'");
   }
 
   /**

@@ -97,7 +97,7 @@ public final class HaproxyDataPlane implements AutoCloseable {
         config.getDuration("sluice.ingress.route-timeout").toMillis() / 1000.0, token,
         config.getString("sluice.ingress.session-header"), List.of("/"), forwardLimit,
         config.getDuration("sluice.ingress.drain-timeout").toSeconds(), apiKeys.enabled(),
-        apiKeys.hexDigests());
+        apiKeys.hexDigests(), config.getBytes("sluice.ingress.max-request-bytes"));
     Path dir = settings.dir().isPresent()
         ? Files.createDirectories(settings.dir().get())
         : Files.createTempDirectory("sluice-haproxy");

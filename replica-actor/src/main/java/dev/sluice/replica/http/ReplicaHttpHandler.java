@@ -6,6 +6,7 @@ import dev.sluice.core.openai.ModelList;
 
 import dev.sluice.core.Failures;
 import dev.sluice.core.http.ApiError;
+import dev.sluice.core.http.BoundedBody;
 import dev.sluice.core.http.ClusterToken;
 import dev.sluice.core.http.ContentCoding;
 import dev.sluice.core.http.ServeReason;
@@ -17,6 +18,7 @@ import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Function;
 import org.apache.pekko.NotUsed;
@@ -28,10 +30,13 @@ import org.apache.pekko.http.javadsl.model.HttpMethods;
 import org.apache.pekko.http.javadsl.model.HttpRequest;
 import org.apache.pekko.http.javadsl.model.HttpResponse;
 import org.apache.pekko.http.javadsl.model.MediaTypes;
+import org.apache.pekko.http.javadsl.model.headers.Connection;
 import org.apache.pekko.http.javadsl.model.headers.RawHeader;
 import org.apache.pekko.stream.Materializer;
 import org.apache.pekko.stream.javadsl.Source;
 import org.apache.pekko.util.ByteString;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import scala.concurrent.ExecutionContextExecutor;
 
 /**
@@ -56,6 +61,7 @@ public final class ReplicaHttpHandler
    * replica running {@code sluice engine-sim} as an {@code openai-process} engine scrapes.
    */
   public static final String ENGINE_METRICS = "/metrics";
+  private static final Logger LOG = LoggerFactory.getLogger(ReplicaHttpHandler.class);
 
   private final ReplicaEndpointSettings settings;
   private final Engine engine;
@@ -113,6 +119,11 @@ public final class ReplicaHttpHandler
 
   public Slots slots() {
     return slots;
+  }
+
+  /** The largest request body this endpoint takes. */
+  public long maxRequestBytes() {
+    return settings.maxRequestBytes();
   }
 
   public ReplicaCounters counters() {
@@ -223,10 +234,14 @@ public final class ReplicaHttpHandler
     }
     String requestId = request.getHeader(SluiceHeaders.REQUEST_ID)
         .map(HttpHeader::value).orElseGet(() -> UUID.randomUUID().toString());
-    return request.entity()
-        .toStrict(settings.bodyTimeout().toMillis(), settings.maxRequestBytes(), materializer)
-        .thenApplyAsync(strict -> {
-          CompletionRequest parsed = parser.parse(kind, strict.getData().toArray());
+    return BoundedBody.read(request.entity().getDataBytes(),
+            request.entity().getContentLengthOption(), settings.maxRequestBytes(),
+            settings.bodyTimeout(), materializer)
+        .thenApplyAsync(body -> {
+          if (body.tooLarge()) {
+            throw body.tooLargeError();
+          }
+          CompletionRequest parsed = parser.parse(kind, body.bytes().toArray());
           return parsed.stream()
               ? stream(parsed, requestId, slot)
               : whole(parsed, requestId, slot);
@@ -234,7 +249,10 @@ public final class ReplicaHttpHandler
         .thenComposeAsync(Function.identity(), executor)
         .exceptionallyAsync(failure -> {
           slot.release();
-          return error(unwrap(failure));
+          ApiError error = unwrap(failure, requestId);
+          // The rest of a body that timed out may still come: the connection ends here.
+          return error.code() == ApiError.Code.REQUEST_TIMEOUT
+              ? error(error).addHeader(Connection.create("close")) : error(error);
         }, executor);
   }
 
@@ -327,15 +345,21 @@ public final class ReplicaHttpHandler
     return json(error.status(), error.toJson()).addHeaders(servedBy);
   }
 
-  private static ApiError unwrap(Throwable failure) {
+  /** The client's error for a failed request; an unexpected failure is logged, not shown. */
+  private ApiError unwrap(Throwable failure, String requestId) {
     Throwable cause = Failures.cause(failure);
     if (cause instanceof ApiError apiError) {
       return apiError;
     }
-    if (cause instanceof org.apache.pekko.http.scaladsl.model.EntityStreamSizeException) {
-      return new ApiError(ApiError.Code.PAYLOAD_TOO_LARGE, "Request body too large", null);
+    if (cause instanceof TimeoutException) {
+      return new ApiError(ApiError.Code.REQUEST_TIMEOUT, "The request body did not arrive within "
+          + settings.bodyTimeout().toSeconds() + " s", null);
     }
-    return new ApiError(ApiError.Code.INTERNAL, "Internal error: " + cause, null);
+    String incident = UUID.randomUUID().toString();
+    LOG.error("Request {} failed in replica {} (incident {})", requestId, settings.replicaId(),
+        incident, cause);
+    return new ApiError(ApiError.Code.INTERNAL, "The replica failed on this request (incident "
+        + incident + ")", null);
   }
 
   private static HttpResponse json(int status, String body) {

@@ -1,5 +1,6 @@
 package dev.sluice.replica.http;
 
+import dev.sluice.core.http.BoundedBody;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -55,10 +56,8 @@ public final class ReplicaServer {
     int port = ports.get(index);
     int next = index + 1;
     Materializer materializer = Materializer.matFromSystem(system);
-    // HEAD is answered as GET without the body (a load balancer's HEAD /-/healthz, say).
     return Http.get(system).newServerAt(host, port)
-        .withSettings(ServerSettings.create(system.settings().config())
-            .withTransparentHeadRequests(true))
+        .withSettings(settings(system, handler.maxRequestBytes()))
         .connectionSource()
         .to(Sink.foreach(connection -> {
           handler.counters().connections.increment();
@@ -73,6 +72,17 @@ public final class ReplicaServer {
           return bindFrom(system, host, ports, next, handler, ledger);
         }, system.executionContext())
         .thenComposeAsync(stage -> stage, system.executionContext());
+  }
+
+  /**
+   * HEAD is answered as GET without the body (a load balancer's HEAD /-/healthz, say). A body
+   * over the endpoint's limit is read to its end up to {@link BoundedBody#serverCap}.
+   */
+  private static ServerSettings settings(ActorSystem<?> system, long maxRequestBytes) {
+    ServerSettings settings = ServerSettings.create(system.settings().config())
+        .withTransparentHeadRequests(true);
+    return settings.withParserSettings(settings.getParserSettings()
+        .withMaxContentLength(BoundedBody.serverCap(maxRequestBytes)));
   }
 
   /**

@@ -7,6 +7,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.typesafe.config.ConfigFactory;
 import dev.sluice.core.config.EngineConfig;
 import dev.sluice.core.testing.Await;
+import dev.sluice.core.testing.BodyProbes;
+import dev.sluice.core.testing.RawHttp;
 import dev.sluice.core.testing.Sse;
 import dev.sluice.replica.engine.SimulatedEngine;
 import java.io.BufferedReader;
@@ -112,6 +114,33 @@ class ReplicaEndpointIT {
     assertError(gzip, 415, "unsupported_media_type", null);
     assertThat(gzip.headers().firstValue("accept-encoding")).hasValue("identity");
     assertThat(handler.slots().ongoing()).isZero();
+  }
+
+  /**
+   * A body too large (by its Content-Length or chunked) gets its 413 and a stalled one its 408,
+   * both read by the client (not a reset connection), and no slot is held after.
+   */
+  @Test
+  void bodiesTooLargeOrTooSlowGetAnswersTheClientReads() throws Exception {
+    int port = binding.localAddress().getPort();
+    RawHttp.Response declared = BodyProbes.post(port, "/v1/chat/completions", 2 << 20, false);
+    RawHttp.Response chunked = BodyProbes.post(port, "/v1/chat/completions", 2 << 20, true);
+    RawHttp.Response stalled = BodyProbes.stalled(port, "/v1/completions", true,
+        Duration.ofSeconds(30));
+
+    assertThat(declared).isNotNull();
+    assertThat(declared.status()).isEqualTo(413);
+    assertThat(Sse.json(declared.body()).at("/error/message").asText())
+        .isEqualTo("The request body is 2097152 bytes; the limit is 1048576");
+    assertThat(chunked).isNotNull();
+    assertThat(chunked.status()).isEqualTo(413);
+    assertThat(Sse.json(chunked.body()).at("/error/code").asText()).isEqualTo("payload_too_large");
+    assertThat(stalled).isNotNull();
+    assertThat(stalled.status()).isEqualTo(408);
+    assertThat(stalled.header("connection")).isEqualTo("close");
+    assertThat(Sse.json(stalled.body()).at("/error/message").asText())
+        .isEqualTo("The request body did not arrive within 5 s");
+    Await.until(Duration.ofSeconds(10), "no slot held", () -> handler.slots().ongoing() == 0);
   }
 
   private static void assertError(HttpResponse<String> response, int status, String code,
