@@ -79,8 +79,7 @@ final class RelayedPath {
       CompletionRequest.Kind kind) {
     Optional<String> session = edge.sessionId(request.getHeaders(), HttpHeader::name,
         HttpHeader::value);
-    return BoundedBody.read(request.entity().getDataBytes(),
-            request.entity().getContentLengthOption(), settings.maxRequestBytes(),
+    return BoundedBody.read(request.entity(), settings.maxRequestBytes(),
             settings.splice().bodyTimeout(), materializer)
         .thenComposeAsync(read -> {
           if (read.tooLarge()) {

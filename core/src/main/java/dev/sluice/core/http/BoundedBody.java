@@ -6,6 +6,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeoutException;
 import org.apache.pekko.actor.Cancellable;
+import org.apache.pekko.http.javadsl.model.HttpEntity;
 import org.apache.pekko.stream.Materializer;
 import org.apache.pekko.stream.javadsl.Sink;
 import org.apache.pekko.stream.javadsl.Source;
@@ -43,6 +44,22 @@ public final class BoundedBody {
   public static long serverCap(long limit) {
     return limit > Long.MAX_VALUE / READ_TO_END_FACTOR ? Long.MAX_VALUE
         : limit * READ_TO_END_FACTOR;
+  }
+
+  /**
+   * The body of a request's {@code entity}: at once when Pekko already holds it whole (a body
+   * that came with its head), else read as {@link #read(Source, OptionalLong, long, Duration,
+   * Materializer)} does.
+   */
+  public static CompletionStage<BoundedBody> read(HttpEntity entity, long limit,
+      Duration timeout, Materializer materializer) {
+    if (entity instanceof HttpEntity.Strict strict) {
+      BoundedBody body = new BoundedBody(limit, entity.getContentLengthOption());
+      body.add(strict.getData());
+      return CompletableFuture.completedFuture(body);
+    }
+    return read(entity.getDataBytes(), entity.getContentLengthOption(), limit, timeout,
+        materializer);
   }
 
   /**

@@ -14,6 +14,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.pekko.Done;
 import org.apache.pekko.NotUsed;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
+import org.apache.pekko.http.javadsl.model.ContentTypes;
+import org.apache.pekko.http.javadsl.model.HttpEntities;
 import org.apache.pekko.stream.Materializer;
 import org.apache.pekko.stream.javadsl.Source;
 import org.apache.pekko.util.ByteString;
@@ -116,6 +118,20 @@ class BoundedBodyTest {
     // Pekko HTTP aborts the connection of an entity cancelled early: the server closes it after
     // the answer instead, which ends the read.
     assertThat(terminated).isNotDone();
+  }
+
+  @Test
+  void aBodyPekkoHoldsWholeIsTakenAtOnceAndCheckedTheSameWay() throws Exception {
+    BoundedBody within = BoundedBody.read(HttpEntities.create(ContentTypes.APPLICATION_JSON,
+        "{\"a\":1}"), 7, LONG, materializer).toCompletableFuture().getNow(null);
+    BoundedBody over = BoundedBody.read(HttpEntities.create(ContentTypes.APPLICATION_JSON,
+        "{\"a\":12}"), 7, LONG, materializer).toCompletableFuture().getNow(null);
+
+    assertThat(within.tooLarge()).isFalse();
+    assertThat(within.bytes().utf8String()).isEqualTo("{\"a\":1}");
+    assertThat(over.tooLarge()).isTrue();
+    assertThat(over.tooLargeError().getMessage())
+        .isEqualTo("The request body is 8 bytes; the limit is 7");
   }
 
   @Test

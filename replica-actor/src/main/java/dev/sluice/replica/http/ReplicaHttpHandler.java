@@ -9,6 +9,7 @@ import dev.sluice.core.http.ApiError;
 import dev.sluice.core.http.BoundedBody;
 import dev.sluice.core.http.ClusterToken;
 import dev.sluice.core.http.ContentCoding;
+import dev.sluice.core.http.RequestIds;
 import dev.sluice.core.http.ServeReason;
 import dev.sluice.core.http.SluiceHeaders;
 import dev.sluice.replica.engine.Engine;
@@ -232,10 +233,11 @@ public final class ReplicaHttpHandler
       return done(error(coding.get())
           .addHeader(RawHeader.create(ContentCoding.ACCEPT_HEADER, ContentCoding.IDENTITY)));
     }
-    String requestId = request.getHeader(SluiceHeaders.REQUEST_ID)
-        .map(HttpHeader::value).orElseGet(() -> UUID.randomUUID().toString());
-    return BoundedBody.read(request.entity().getDataBytes(),
-            request.entity().getContentLengthOption(), settings.maxRequestBytes(),
+    // Safe ids only (RequestIds): the id goes into the answer and the log, and a client behind
+    // HAProxy reaches this endpoint without the ingress's check.
+    String requestId = RequestIds.accept(request.getHeader(SluiceHeaders.REQUEST_ID)
+        .map(HttpHeader::value).orElse(null));
+    return BoundedBody.read(request.entity(), settings.maxRequestBytes(),
             settings.bodyTimeout(), materializer)
         .thenApplyAsync(body -> {
           if (body.tooLarge()) {
