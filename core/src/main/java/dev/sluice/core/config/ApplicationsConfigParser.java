@@ -12,6 +12,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 
@@ -40,8 +41,7 @@ public final class ApplicationsConfigParser {
 
   /** Parses YAML (and therefore JSON, which YAML includes). */
   public static ApplicationsConfig parse(String text) {
-    return applications(new Node(tree(text, "application config",
-        "{applications: [...]}"), ""));
+    return applications(new Node(tree(text, "application config", "applications: [...]"), ""));
   }
 
   /**
@@ -49,7 +49,8 @@ public final class ApplicationsConfigParser {
    * {@code num_replicas}, or a new {@code autoscaling_config}, never both.
    */
   public static DeploymentPatch parsePatch(String text) {
-    Node patch = new Node(tree(text, "deployment patch", "{num_replicas: N}"), "");
+    Node patch = new Node(tree(text, "deployment patch", "num_replicas or autoscaling_config"),
+        "");
     patch.allowOnly("num_replicas", "autoscaling_config");
     boolean count = patch.has("num_replicas");
     boolean autoscaling = patch.has("autoscaling_config");
@@ -72,7 +73,11 @@ public final class ApplicationsConfigParser {
       throw new ConfigException(what + " is not valid YAML/JSON: " + e.getOriginalMessage(), e);
     }
     if (root == null || root.isMissingNode() || root.isNull()) {
-      throw new ConfigException(what + " is empty (expected: " + expected + ")");
+      throw new ConfigException(what + ": empty (expected: " + expected + ")");
+    }
+    if (!root.isObject()) {
+      throw new ConfigException(what + ": " + root.getNodeType().name().toLowerCase(Locale.ROOT)
+          + " (expected: an object with " + expected + ")");
     }
     return root;
   }

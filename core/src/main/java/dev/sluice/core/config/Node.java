@@ -75,7 +75,8 @@ final class Node {
       return defaultValue;
     }
     if (!value.isIntegralNumber() || !value.canConvertToInt()) {
-      throw error(name, value + " (expected: an integer >= " + min + ")");
+      throw error(name, value + " (expected: an integer from " + min + " to "
+          + Integer.MAX_VALUE + ")");
     }
     if (value.intValue() < min) {
       throw error(name, value.intValue() + " (expected: >= " + min + ")");

@@ -263,4 +263,22 @@ class ApplicationsConfigParserTest {
     assertThatThrownBy(() -> ApplicationsConfigParser.parsePatch("{\"replicas\": 2}"))
         .hasMessageStartingWith("replicas: unknown field");
   }
+
+  @Test
+  void aPatchThatIsNoObjectSaysWhatItIsInTheWordsOfAnEmptyOne() {
+    assertThatThrownBy(() -> ApplicationsConfigParser.parsePatch("null"))
+        .hasMessage("deployment patch: empty (expected: num_replicas or autoscaling_config)");
+    assertThatThrownBy(() -> ApplicationsConfigParser.parsePatch("[]"))
+        .hasMessage("deployment patch: array (expected: an object with num_replicas or "
+            + "autoscaling_config)");
+    assertThatThrownBy(() -> ApplicationsConfigParser.parsePatch("4"))
+        .hasMessage("deployment patch: number (expected: an object with num_replicas or "
+            + "autoscaling_config)");
+    assertThatThrownBy(() -> ApplicationsConfigParser.parse("[]"))
+        .hasMessage("application config: array (expected: an object with applications: [...])");
+    assertThatThrownBy(() -> ApplicationsConfigParser.parsePatch(
+        "{\"num_replicas\": 99999999999999999999}"))
+        .hasMessage("num_replicas: 99999999999999999999 (expected: an integer from 0 to "
+            + "2147483647)");
+  }
 }
