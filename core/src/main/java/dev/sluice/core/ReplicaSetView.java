@@ -1,9 +1,12 @@
 package dev.sluice.core;
 
+import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Comparator;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
@@ -26,9 +29,10 @@ public final class ReplicaSetView {
    * this view had and no longer has, most recent last.
    */
   private record Snapshot(Map<DeploymentId, ReplicaSet> held, Map<DeploymentId, ReplicaSet> sets,
-      Map<String, ReplicaInfo> byId, Set<String> retired) {}
+      Map<String, ReplicaInfo> byId, Set<String> retired, List<AppRoute> prefixes) {}
 
-  private volatile Snapshot snapshot = new Snapshot(Map.of(), Map.of(), Map.of(), Set.of());
+  private volatile Snapshot snapshot =
+      new Snapshot(Map.of(), Map.of(), Map.of(), Set.of(), List.of());
 
   /** Applies a snapshot if it is newer than the one held; returns whether it was applied. */
   public synchronized boolean apply(ReplicaSet set) {
@@ -49,8 +53,18 @@ public final class ReplicaSetView {
       }
     }
     snapshot = new Snapshot(Map.copyOf(held), Map.copyOf(sets), Map.copyOf(byId),
-        retired(current, byId));
+        retired(current, byId), prefixes(sets.values()));
     return true;
+  }
+
+  /** Each application's route prefix, the longest first (the order a path is matched in). */
+  private static List<AppRoute> prefixes(Collection<ReplicaSet> sets) {
+    Map<String, String> appByPrefix = new HashMap<>();
+    sets.forEach(set -> appByPrefix.put(set.routePrefix(), set.deployment().app()));
+    List<AppRoute> prefixes = new ArrayList<>();
+    appByPrefix.forEach((prefix, app) -> prefixes.add(new AppRoute(app, prefix, "/")));
+    prefixes.sort(Comparator.comparingInt((AppRoute r) -> r.prefix().length()).reversed());
+    return List.copyOf(prefixes);
   }
 
   /** The retired ids after a change: the old ones plus those just dropped, bounded. */
@@ -68,6 +82,27 @@ public final class ReplicaSetView {
 
   public Optional<ReplicaSet> get(DeploymentId deployment) {
     return Optional.ofNullable(snapshot.sets().get(deployment));
+  }
+
+  /**
+   * The application {@code path} belongs to (Ray Serve's longest route prefix), or empty when no
+   * application's prefix takes it (also when no application is known yet).
+   */
+  public Optional<AppRoute> route(String path) {
+    for (AppRoute app : snapshot.prefixes()) {
+      if (AppRoute.takes(app.prefix(), path)) {
+        return Optional.of(new AppRoute(app.app(), app.prefix(),
+            AppRoute.within(app.prefix(), path)));
+      }
+    }
+    return Optional.empty();
+  }
+
+  /** Route prefix to application name, for every application known (with replicas or not). */
+  public Map<String, String> routePrefixes() {
+    Map<String, String> prefixes = new java.util.TreeMap<>();
+    snapshot.prefixes().forEach(app -> prefixes.put(app.prefix(), app.app()));
+    return prefixes;
   }
 
   public Collection<ReplicaSet> all() {

@@ -51,6 +51,32 @@ class ReplicaSetViewTest {
   }
 
   @Test
+  void aPathBelongsToTheApplicationWithTheLongestRoutePrefixThatTakesItsSegments() {
+    ReplicaSetView view = new ReplicaSetView();
+    assertThat(view.route("/v1/models")).as("no application known yet").isEmpty();
+    view.apply(set(1, replica("aaaaaaaa")));
+    view.apply(new ReplicaSet(new DeploymentId("chat", "m"), 1, "/chat", List.of("m"),
+        "round-robin", Map.of(), List.of()));
+    view.apply(new ReplicaSet(new DeploymentId("team", "m"), 1, "/chat/team", List.of("m"),
+        "round-robin", Map.of(), List.of()));
+
+    assertThat(view.route("/v1/models")).contains(new AppRoute("llm", "/", "/v1/models"));
+    assertThat(view.route("/chat/v1/models")).contains(new AppRoute("chat", "/chat", "/v1/models"));
+    assertThat(view.route("/chat")).contains(new AppRoute("chat", "/chat", "/"));
+    assertThat(view.route("/chat/")).contains(new AppRoute("chat", "/chat", "/"));
+    assertThat(view.route("/chatbot/v1")).as("a prefix takes whole segments")
+        .contains(new AppRoute("llm", "/", "/chatbot/v1"));
+    assertThat(view.route("/chat/team/v1/completions"))
+        .contains(new AppRoute("team", "/chat/team", "/v1/completions"));
+    assertThat(view.routePrefixes()).containsExactly(Map.entry("/", "llm"),
+        Map.entry("/chat", "chat"), Map.entry("/chat/team", "team"));
+
+    view.apply(new ReplicaSet(DEPLOYMENT, 2, "/", List.of("sim"), "round-robin", Map.of(),
+        List.of(), true));
+    assertThat(view.route("/v1/models")).as("the root application was removed").isEmpty();
+  }
+
+  @Test
   void aReplicaInEveryVersionIsNeverUnknownWhileSetsChange() throws Exception {
     ReplicaSetView view = new ReplicaSetView();
     ReplicaInfo stable = replica("stable00");

@@ -13,9 +13,9 @@ import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Set;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -68,7 +68,7 @@ final class HaproxyCommand {
       HaproxyConfig.Settings settings = new HaproxyConfig.Settings(bindAt.getHost(),
           bindAt.getPort(), routerAt.getHost(), routerAt.getPort(), routeTimeout,
           ClusterToken.fromConfig(config).secret(),
-          config.getString("sluice.ingress.session-header"), routePrefixes(status))
+          config.getString("sluice.ingress.session-header"), routes(status))
           .withApiKeys(keys.enabled(), keys.hexDigests())
           .withMaxRequestBytes(config.getBytes("sluice.ingress.max-request-bytes"));
       Files.writeString(lua, HaproxyConfig.lua());
@@ -107,15 +107,12 @@ final class HaproxyCommand {
     return replicas;
   }
 
-  /** Every application's route prefix (at least "/"). */
-  static List<String> routePrefixes(JsonNode status) {
-    Set<String> prefixes = new LinkedHashSet<>();
+  /** Every application by its route prefix. */
+  static Map<String, String> routes(JsonNode status) {
+    Map<String, String> routes = new TreeMap<>();
     for (JsonNode app : status.path("applications")) {
-      prefixes.add(app.path("route_prefix").asText("/"));
+      routes.put(app.path("route_prefix").asText("/"), app.path("name").asText());
     }
-    if (prefixes.isEmpty()) {
-      prefixes.add("/");
-    }
-    return List.copyOf(prefixes);
+    return routes;
   }
 }

@@ -61,8 +61,15 @@ class HaproxyDataPlaneIT {
     Path lua = dir.resolve("sluice_route.lua");
     Files.writeString(lua, HaproxyConfig.lua());
     HaproxyConfig.Settings settings = new HaproxyConfig.Settings("127.0.0.1", port, "127.0.0.1",
-        routerPort, 5, "", "x-session-id", List.of("/"));
+        routerPort, 5, "", "x-session-id", routes(of));
     return Haproxy.withConfig(dir, HaproxyConfig.render(settings, replicas(of), lua), port);
+  }
+
+  /** Each of {@code of}'s applications by its route prefix. */
+  private static Map<String, String> routes(SluiceNode of) {
+    Map<String, String> routes = new HashMap<>();
+    of.ingressView().all().forEach(set -> routes.put(set.routePrefix(), set.deployment().app()));
+    return routes;
   }
 
   @BeforeAll
@@ -310,7 +317,7 @@ class HaproxyDataPlaneIT {
     Path lua = dir.resolve("sluice_route.lua");
     Files.writeString(lua, HaproxyConfig.lua());
     HaproxyConfig.Settings settings = new HaproxyConfig.Settings("127.0.0.1", BODY_PORT,
-        "127.0.0.1", BODY_ROUTER_PORT, 5, "", "x-session-id", List.of("/"))
+        "127.0.0.1", BODY_ROUTER_PORT, 5, "", "x-session-id", routes(node))
         .withForwardBodyLimit(64);
     try (Haproxy haproxy = Haproxy.withConfig(dir,
         HaproxyConfig.render(settings, replicas(node), lua), BODY_PORT)) {

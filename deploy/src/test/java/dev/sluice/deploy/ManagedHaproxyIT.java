@@ -35,6 +35,7 @@ class ManagedHaproxyIT {
   private static final int KILLED_HAPROXY_PORT = 19188;
   private static final int KILLED_REMOTING = 18990;
   private static final int GUARDED_HAPROXY_PORT = 19191;
+  private static final int PREFIX_PORT = 19192;
   private static final String CHAT = "/v1/chat/completions";
 
   private static int servers(HaproxyDataPlane plane) {
@@ -120,6 +121,53 @@ class ManagedHaproxyIT {
       for (Thread client : clients) {
         client.join(30_000);
       }
+    }
+  }
+
+  @Test
+  void eachApplicationIsServedUnderItsRoutePrefixAsThroughTheIngress() throws Exception {
+    // Two applications serving a model of the same name: the path decides which serves it.
+    String apps = """
+        applications:
+          - name: llm
+            llm_configs:
+              - model_loading_config: {model_id: sim}
+                engine_config: {type: simulated, ttft_ms: 0, itl_ms: 1, default_max_tokens: 4}
+          - name: chat
+            route_prefix: /chat
+            llm_configs:
+              - model_loading_config: {model_id: sim}
+                engine_config: {type: simulated, ttft_ms: 0, itl_ms: 1, default_max_tokens: 4}
+        """;
+    try (SluiceNode two = TestNodes.local(apps,
+        ConfigFactory.parseString("sluice.haproxy.port = " + PREFIX_PORT))) {
+      awaitServers(two.haproxy().orElseThrow(), 2);
+      int ingress = two.ingressPort().orElseThrow();
+      String sim = "{\"model\":\"sim\",\"messages\":[{\"role\":\"user\",\"content\":\"x\"}]}";
+      for (int port : new int[] {ingress, PREFIX_PORT}) {
+        for (String path : List.of(CHAT, "/chat" + CHAT, "/chat" + CHAT + "?x=/chat",
+            "/chat/v1/completions")) {
+          HttpResponse<String> response = TestNodes.post(port, path,
+              path.endsWith("/v1/completions") ? "{\"model\":\"sim\",\"prompt\":\"x\"}" : sim);
+          assertThat(response.statusCode()).as(port + path + response.body()).isEqualTo(200);
+          assertThat(response.headers().firstValue("x-sluice-served-by").orElseThrow())
+              .as(port + path).startsWith(path.startsWith("/chat") ? "chat#sim#" : "llm#sim#");
+        }
+        assertThat(TestNodes.get(port, "/chatbot/v1/models").statusCode())
+            .as("a prefix takes whole segments: the root application's 404").isEqualTo(404);
+      }
+      // Without a root application, a path under no prefix is 404 from both.
+      TestNodes.api(two.apiPort().orElseThrow(), "PUT", "/api/applications",
+          apps.substring(apps.indexOf("  - name: chat")).replace("  - name: chat",
+              "applications:\n  - name: chat"), "application/yaml");
+      Await.untilOk(Duration.ofSeconds(30), "the root application is gone, from HAProxy too",
+          () -> TestNodes.post(PREFIX_PORT, CHAT, sim).statusCode() == 404
+              && TestNodes.post(ingress, CHAT, sim).statusCode() == 404);
+      assertThat(TestNodes.post(PREFIX_PORT, CHAT, sim).body())
+          .contains("route prefixes: /chat)");
+      assertThat(TestNodes.post(ingress, CHAT, sim).body())
+          .contains("Not found: /v1/chat/completions (route prefixes: /chat)");
+      assertThat(TestNodes.post(PREFIX_PORT, "/chat" + CHAT, sim).statusCode()).isEqualTo(200);
     }
   }
 

@@ -59,10 +59,11 @@ final class IngressHandler implements Function<HttpRequest, CompletionStage<Http
     Optional<Answer> refused = edge.authenticate(path, header(request, "authorization"),
         requestId).or(() -> edge.refuseContentCoding(request.getHeaders(), HttpHeader::name,
             HttpHeader::value, requestId));
-    if (refused.isEmpty() && LocalRoutes.isCompletion(path)
+    LocalRoutes.Target target = local.target(path);
+    if (refused.isEmpty() && target != null && LocalRoutes.isCompletion(target.path())
         && request.method().equals(HttpMethods.POST)) {
-      return relayed.forward(request, requestId, path.equals("/v1/completions")
-          ? CompletionRequest.Kind.COMPLETION : CompletionRequest.Kind.CHAT);
+      return relayed.forward(request, requestId, target.path().equals("/v1/completions")
+          ? CompletionRequest.Kind.COMPLETION : CompletionRequest.Kind.CHAT, target.app());
     }
     request.discardEntityBytes(system);
     Answer answer = refused.orElseGet(() ->

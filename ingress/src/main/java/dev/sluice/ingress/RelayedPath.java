@@ -76,7 +76,7 @@ final class RelayedPath {
   }
 
   CompletionStage<HttpResponse> forward(HttpRequest request, String requestId,
-      CompletionRequest.Kind kind) {
+      CompletionRequest.Kind kind, Optional<String> app) {
     Optional<String> session = edge.sessionId(request.getHeaders(), HttpHeader::name,
         HttpHeader::value);
     return BoundedBody.read(request.entity(), settings.maxRequestBytes(),
@@ -86,7 +86,7 @@ final class RelayedPath {
             throw read.tooLargeError();
           }
           byte[] body = read.bytes().toArray();
-          return router.choose(edge.routeRequest(requestId, session, body))
+          return router.choose(edge.routeRequest(requestId, session, body).withApp(app))
               .thenComposeAsync(selection -> dispatch(selection, requestId, kind, body),
                   executor);
         }, executor)

@@ -41,18 +41,27 @@ final class SpliceRouting implements SpliceDispatcher {
   @Override
   public CompletionStage<Decision> decide(SpliceRequest request) {
     String path = request.path();
-    if (!request.method().equals("POST") || !LocalRoutes.isCompletion(path)) {
+    LocalRoutes.Target target = local.target(path);
+    if (target == null || !request.method().equals("POST")
+        || !LocalRoutes.isCompletion(target.path())) {
       return CompletableFuture.completedFuture(new Decision.Respond(
           local.answer(request.method(), path, request.requestId())));
     }
-    return forward(routeRequest(request));
+    return forward(routeRequest(request, target), target.upstream(request.target()));
   }
 
   @Override
   public CompletionStage<Decision> retry(SpliceRequest request, Decision.Forward refused) {
     // With the refusing replica excluded there may be nothing left: the client learns that the
     // replica was unreachable (what happened), not that the deployment has no replicas.
-    return forward(routeRequest(request).excluding(refused.replicaId()))
+    LocalRoutes.Target target = local.target(request.path());
+    if (target == null) {
+      // The application went away between the first pick and this retry.
+      return CompletableFuture.completedFuture(new Decision.Respond(
+          local.answer(request.method(), request.path(), request.requestId())));
+    }
+    return forward(routeRequest(request, target).excluding(refused.replicaId()),
+        target.upstream(request.target()))
         .thenApply(decision -> decision instanceof Decision.Respond respond
             && ServeReason.NO_REPLICAS.value().equals(respond.answer().header("x-serve-reason"))
             ? new Decision.Respond(Answers.upstreamFailed(UpstreamFailure.UNREACHABLE,
@@ -61,13 +70,14 @@ final class SpliceRouting implements SpliceDispatcher {
             : decision);
   }
 
-  private RouteRequest routeRequest(SpliceRequest request) {
+  private RouteRequest routeRequest(SpliceRequest request, LocalRoutes.Target target) {
     Optional<String> session = edge.sessionId(request.headers(), HeaderField::name,
         HeaderField::value);
-    return edge.routeRequest(request.requestId(), session, request.body());
+    return edge.routeRequest(request.requestId(), session, request.body())
+        .withApp(target.app());
   }
 
-  private CompletionStage<Decision> forward(RouteRequest request) {
+  private CompletionStage<Decision> forward(RouteRequest request, String upstreamTarget) {
     // Router thread -> selector loop is the only hand-off: the answer is mapped where it lands.
     return routing.route(request, Runnable::run)
         .thenApply(outcome -> {
@@ -77,7 +87,8 @@ final class SpliceRouting implements SpliceDispatcher {
           DirectRouting.Chosen chosen = (DirectRouting.Chosen) outcome;
           return new Decision.Forward(chosen.replica().host(),
               chosen.replica().completionPort(),
-              chosen.replica().id().toString(), edge.upstreamHeaders(), chosen.lease());
+              chosen.replica().id().toString(), edge.upstreamHeaders(), chosen.lease(),
+              upstreamTarget);
         });
   }
 

@@ -18,10 +18,12 @@ import java.util.Optional;
  *     refused its connection before any byte was sent
  * @param model the body's {@code model}, read by the ingress even when the body is not
  *     forwarded: the deployment serving it is the one routed to
+ * @param app the application whose route prefix took the request's path: only its deployments
+ *     are routed to; empty = any application's
  */
 public record RouteRequest(String requestId, Optional<String> sessionId,
     Optional<ForwardedBody> body, long budgetMillis, List<String> excluded,
-    Optional<String> model) implements ClusterMessage {
+    Optional<String> model, Optional<String> app) implements ClusterMessage {
 
   public RouteRequest {
     Objects.requireNonNull(requestId, "requestId");
@@ -29,6 +31,12 @@ public record RouteRequest(String requestId, Optional<String> sessionId,
     Objects.requireNonNull(body, "body");
     excluded = List.copyOf(excluded);
     Objects.requireNonNull(model, "model");
+    Objects.requireNonNull(app, "app");
+  }
+
+  public RouteRequest(String requestId, Optional<String> sessionId, Optional<ForwardedBody> body,
+      long budgetMillis, List<String> excluded, Optional<String> model) {
+    this(requestId, sessionId, body, budgetMillis, excluded, model, Optional.empty());
   }
 
   public RouteRequest(String requestId, Optional<String> sessionId, Optional<ForwardedBody> body,
@@ -50,12 +58,17 @@ public record RouteRequest(String requestId, Optional<String> sessionId,
   }
 
   public RouteRequest withBudget(long millis) {
-    return new RouteRequest(requestId, sessionId, body, millis, excluded, model);
+    return new RouteRequest(requestId, sessionId, body, millis, excluded, model, app);
   }
 
   /** The same request, routed by {@code model}. */
   public RouteRequest withModel(Optional<String> model) {
-    return new RouteRequest(requestId, sessionId, body, budgetMillis, excluded, model);
+    return new RouteRequest(requestId, sessionId, body, budgetMillis, excluded, model, app);
+  }
+
+  /** The same request, routed among the deployments of {@code app} only. */
+  public RouteRequest withApp(Optional<String> app) {
+    return new RouteRequest(requestId, sessionId, body, budgetMillis, excluded, model, app);
   }
 
   /** The model to route by: the one the caller read, else the forwarded body's. */
@@ -67,6 +80,6 @@ public record RouteRequest(String requestId, Optional<String> sessionId,
   public RouteRequest excluding(String replicaId) {
     List<String> more = new java.util.ArrayList<>(excluded);
     more.add(replicaId);
-    return new RouteRequest(requestId, sessionId, body, budgetMillis, more, model);
+    return new RouteRequest(requestId, sessionId, body, budgetMillis, more, model, app);
   }
 }

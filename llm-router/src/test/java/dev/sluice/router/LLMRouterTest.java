@@ -126,6 +126,54 @@ class LLMRouterTest {
   }
 
   @Test
+  void aRequestIsRoutedAmongTheDeploymentsOfItsApplicationOnly() {
+    var router = testKit.spawn(LLMRouter.create(new dev.sluice.core.metrics.SluiceMetrics(
+        new io.prometheus.metrics.model.registry.PrometheusRegistry())));
+    var topic = testKit.spawn(ReplicaSetTopic.behavior());
+    // Two applications serving a model of the same name, and a second model in one of them.
+    ReplicaSet root = set(1, List.of(replica("aaaaaaaa")));
+    ReplicaSet chat = new ReplicaSet(new DeploymentId("chat", "sim"), 1, "/chat",
+        List.of("sim"), "round-robin", Map.of(), List.of(new ReplicaInfo(
+            new ReplicaId("chat", "sim", "bbbbbbbb"), "node", "127.0.0.1", 2, 4,
+            ReplicaState.RUNNING, List.of("sim"))));
+    ReplicaSet other = new ReplicaSet(new DeploymentId("chat", "other"), 1, "/chat",
+        List.of("other"), "round-robin", Map.of(), List.of(new ReplicaInfo(
+            new ReplicaId("chat", "other", "cccccccc"), "node", "127.0.0.1", 3, 4,
+            ReplicaState.RUNNING, List.of("other"))));
+    TestProbe<RouteResult> probe = testKit.createTestProbe();
+    probe.awaitAssert(Duration.ofSeconds(5), () -> {
+      List.of(root, chat, other).forEach(set -> topic.tell(ReplicaSetTopic.publish(set)));
+      assertThat(routeIn(router, "chat", Optional.of("other")))
+          .isInstanceOf(RouteResult.Routed.class);
+      return null;
+    });
+
+    assertThat(routeIn(router, "llm", Optional.of("sim"))).extracting(r ->
+        ((RouteResult.Routed) r).replica().id().toString()).isEqualTo("llm#sim#aaaaaaaa");
+    assertThat(routeIn(router, "chat", Optional.of("sim"))).extracting(r ->
+        ((RouteResult.Routed) r).replica().id().toString()).isEqualTo("chat#sim#bbbbbbbb");
+    assertThat(routeIn(router, "llm", Optional.empty())).as("its only deployment")
+        .extracting(r -> ((RouteResult.Routed) r).replica().id().toString())
+        .isEqualTo("llm#sim#aaaaaaaa");
+    assertThat(routeIn(router, "llm", Optional.of("other"))).isEqualTo(new RouteResult.NotRouted(
+        ServeReason.MODEL_NOT_FOUND,
+        "The model `other` does not exist in application `llm` (served: sim)"));
+    assertThat(routeIn(router, "chat", Optional.empty())).isEqualTo(new RouteResult.NotRouted(
+        ServeReason.MODEL_REQUIRED, "model: missing (expected: one of other, sim)"));
+    assertThat(routeIn(router, "gone", Optional.empty())).isEqualTo(new RouteResult.NotRouted(
+        ServeReason.NO_REPLICAS, "no deployments of application `gone` known to the router yet"));
+  }
+
+  private static RouteResult routeIn(
+      org.apache.pekko.actor.typed.ActorRef<LLMRouter.Command> router, String app,
+      Optional<String> model) {
+    TestProbe<RouteResult> probe = testKit.createTestProbe();
+    router.tell(new LLMRouter.Route(RouteRequest.of("r", Optional.empty()).withModel(model)
+        .withApp(Optional.of(app)), probe.ref()));
+    return probe.receiveMessage();
+  }
+
+  @Test
   void picksFromThePublishedSetAndNamesWhatIsMissing() {
     var registry = new io.prometheus.metrics.model.registry.PrometheusRegistry();
     var router = testKit.spawn(LLMRouter.create(

@@ -28,6 +28,13 @@ public final class ApplicationsConfigParser {
   private static final ObjectMapper JSON = new ObjectMapper()
       .enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION);
 
+  /**
+   * A route prefix as Ray Serve takes it (starts with '/', no trailing '/' but the root), in
+   * characters that need no escaping in a URL, a log line or HAProxy's config.
+   */
+  private static final java.util.regex.Pattern ROUTE_PREFIX =
+      java.util.regex.Pattern.compile("/|(/[A-Za-z0-9._~-]+)+");
+
   private ApplicationsConfigParser() {}
 
   public static ApplicationsConfig parseFile(Path file) {
@@ -109,8 +116,10 @@ public final class ApplicationsConfigParser {
       throw app.error("name", "'" + name + "' (expected: letters, digits, '_', '.', '-')");
     }
     String prefix = app.string("route_prefix", "/");
-    if (!prefix.startsWith("/")) {
-      throw app.error("route_prefix", "'" + prefix + "' (expected: starts with '/')");
+    if (!ROUTE_PREFIX.matcher(prefix).matches()) {
+      throw app.error("route_prefix", "'" + prefix + "' (expected: '/' or a path such as "
+          + "'/chat' or '/team-a/chat': segments of letters, digits, '.', '_', '~', '-', and no "
+          + "trailing '/')");
     }
     List<LlmConfig> llms = new ArrayList<>();
     Set<String> deployments = new HashSet<>();

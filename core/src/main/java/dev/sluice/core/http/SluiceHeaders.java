@@ -22,6 +22,12 @@ public final class SluiceHeaders {
    */
   public static final String EXCLUDE = "x-sluice-exclude";
 
+  /**
+   * On {@code POST /internal/route}: the application whose route prefix took the request's path;
+   * the router chooses among its deployments only.
+   */
+  public static final String APP = "x-sluice-app";
+
   /** A slot reservation token: the replica uses the reserved slot instead of taking another. */
   public static final String SLOT_TOKEN = "x-sluice-slot-token";
 

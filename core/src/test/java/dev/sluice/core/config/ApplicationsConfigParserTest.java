@@ -66,6 +66,20 @@ class ApplicationsConfigParserTest {
   }
 
   @Test
+  void aRoutePrefixIsTheRootOrSegmentsWithoutATrailingSlash() {
+    for (String good : new String[] {"/", "/chat", "/team-a/chat.v2", "/~x_y"}) {
+      assertThat(ApplicationsConfigParser.parse(DESIGN_EXAMPLE.replace("route_prefix: /",
+          "route_prefix: '" + good + "'")).applications().get(0).routePrefix()).isEqualTo(good);
+    }
+    for (String bad : new String[] {"chat", "/chat/", "//chat", "/a b", "/chat?x", "/%41"}) {
+      assertThatThrownBy(() -> ApplicationsConfigParser.parse(DESIGN_EXAMPLE.replace(
+          "route_prefix: /", "route_prefix: '" + bad + "'")))
+          .as(bad).hasMessageStartingWith("applications[0].route_prefix: '" + bad
+              + "' (expected: '/' or a path such as '/chat'");
+    }
+  }
+
+  @Test
   void unknownFieldIsAnError() {
     assertThatThrownBy(() -> ApplicationsConfigParser.parse(
         DESIGN_EXAMPLE.replace("ttft_ms: 20", "ttft: 20")))

@@ -9,8 +9,11 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
+import java.util.TreeMap;
 import java.util.regex.Pattern;
 
 /**
@@ -28,6 +31,10 @@ public final class HaproxyConfig {
   static final String BACKEND = "sluice_replicas";
   private static final Pattern OUTSIDE = Pattern.compile("[^A-Za-z0-9._-]");
   private static final Pattern DIGEST = Pattern.compile("[0-9a-f]{64}");
+  /** What the config parser takes as a route prefix and an application name. */
+  private static final Pattern ROUTE_PREFIX = Pattern.compile("/|(/[A-Za-z0-9._~-]+)+");
+  private static final Pattern APP_NAME = Pattern.compile("[A-Za-z0-9_.-]+");
+  private static final String APP_FOUND = "{ var(txn.sluice_app) -m found }";
   /** Digests per {@code acl} line: HAProxy takes at most 64 words and 2 KiB a line. */
   private static final int DIGESTS_PER_LINE = 20;
   /** The ingress's default {@code max-request-bytes}. */
@@ -49,7 +56,9 @@ public final class HaproxyConfig {
   /**
    * What the frontend and the Lua action need: where HAProxy listens, where the router is, the
    * route timeout, the cluster token for the router and the replicas (empty: none), the session
-   * header, the route prefixes whose POSTs consult the router, how many bytes of a body go to the
+   * header, each application by its route prefix (POSTs under it consult the router, among that
+   * application's deployments, and its replicas see the path without it), how many bytes of a
+   * body go to the
    * router (0: body forwarding off), how long a stopping HAProxy lets streams in flight finish,
    * whether clients must send an API key, and the keys they may send, as the ingress's hex
    * SHA-256 digests (none while required: every request is refused), and the largest request
@@ -57,17 +66,20 @@ public final class HaproxyConfig {
    */
   public record Settings(String bindHost, int bindPort, String routerHost, int routerPort,
       double routeTimeoutSeconds, String routerToken, String sessionHeader,
-      List<String> routePrefixes, int forwardBodyLimit, long drainSeconds,
+      Map<String, String> routes, int forwardBodyLimit, long drainSeconds,
       boolean apiKeysRequired, List<String> apiKeyDigests, long maxRequestBytes) {
 
     public Settings {
-      routePrefixes = List.copyOf(routePrefixes);
+      routes = Collections.unmodifiableMap(new TreeMap<>(routes));
+      routes.forEach((prefix, app) -> {
+        if (!ROUTE_PREFIX.matcher(prefix).matches() || !APP_NAME.matcher(app).matches()) {
+          throw new IllegalArgumentException("route prefix " + prefix + " of application " + app
+              + ": not one the config parser takes");
+        }
+      });
       apiKeyDigests = apiKeyDigests.stream().sorted().toList();
       if (!apiKeyDigests.stream().allMatch(digest -> DIGEST.matcher(digest).matches())) {
         throw new IllegalArgumentException("an API key digest is not 64 lowercase hex digits");
-      }
-      if (routePrefixes.isEmpty()) {
-        throw new IllegalArgumentException("no route prefix: nothing would be routed");
       }
       if (forwardBodyLimit < 0) {
         throw new IllegalArgumentException("forwardBodyLimit < 0: " + forwardBodyLimit);
@@ -80,27 +92,28 @@ public final class HaproxyConfig {
     /** Body forwarding off, 30 s to drain, no API key, bodies up to 8 MiB. */
     public Settings(String bindHost, int bindPort, String routerHost, int routerPort,
         double routeTimeoutSeconds, String routerToken, String sessionHeader,
-        List<String> routePrefixes) {
+        Map<String, String> routes) {
       this(bindHost, bindPort, routerHost, routerPort, routeTimeoutSeconds, routerToken,
-          sessionHeader, routePrefixes, 0, 30, false, List.of(), DEFAULT_MAX_REQUEST_BYTES);
+          sessionHeader, routes, 0, 30, false, List.of(), DEFAULT_MAX_REQUEST_BYTES);
     }
 
     public Settings withForwardBodyLimit(int limit) {
       return new Settings(bindHost, bindPort, routerHost, routerPort, routeTimeoutSeconds,
-          routerToken, sessionHeader, routePrefixes, limit, drainSeconds, apiKeysRequired,
+          routerToken, sessionHeader, routes, limit, drainSeconds, apiKeysRequired,
           apiKeyDigests, maxRequestBytes);
     }
 
-    public Settings withRoutePrefixes(List<String> prefixes) {
+    /** Each application by its route prefix. */
+    public Settings withRoutes(Map<String, String> byPrefix) {
       return new Settings(bindHost, bindPort, routerHost, routerPort, routeTimeoutSeconds,
-          routerToken, sessionHeader, prefixes, forwardBodyLimit, drainSeconds, apiKeysRequired,
+          routerToken, sessionHeader, byPrefix, forwardBodyLimit, drainSeconds, apiKeysRequired,
           apiKeyDigests, maxRequestBytes);
     }
 
     /** Clients must send one of these keys ({@code required}), or need none. */
     public Settings withApiKeys(boolean required, List<String> digests) {
       return new Settings(bindHost, bindPort, routerHost, routerPort, routeTimeoutSeconds,
-          routerToken, sessionHeader, routePrefixes, forwardBodyLimit, drainSeconds, required,
+          routerToken, sessionHeader, routes, forwardBodyLimit, drainSeconds, required,
           digests, maxRequestBytes);
     }
 
@@ -110,7 +123,7 @@ public final class HaproxyConfig {
      */
     public Settings withMaxRequestBytes(long bytes) {
       return new Settings(bindHost, bindPort, routerHost, routerPort, routeTimeoutSeconds,
-          routerToken, sessionHeader, routePrefixes, forwardBodyLimit, drainSeconds,
+          routerToken, sessionHeader, routes, forwardBodyLimit, drainSeconds,
           apiKeysRequired, apiKeyDigests, bytes);
     }
   }
@@ -199,10 +212,10 @@ public final class HaproxyConfig {
     // replica's slot taken: a client sending slowly holds no slot meanwhile, and the Lua action
     // can read the body for the router when body forwarding is on.
     out.add("  http-request wait-for-body time " + REQUEST_TIMEOUT_S + "s");
-    StringBuilder prefixes = new StringBuilder("  acl sluice_routed_path path_beg");
-    settings.routePrefixes().forEach(prefix -> prefixes.append(' ').append(prefix));
-    out.add(prefixes.toString());
-    out.add("  http-request lua.sluice_route if METH_POST sluice_routed_path");
+    applications(out, settings.routes());
+    // With no application known yet every POST asks the router, which says why it cannot route.
+    out.add("  http-request lua.sluice_route if METH_POST"
+        + (settings.routes().isEmpty() ? "" : " " + APP_FOUND));
     // Fail closed: the reason (and the router's detail, when it gave one) before any backend.
     String failed = "  http-request return status 503 content-type text/plain lf-string "
         + "\"Ingress request router failed: %[var(txn.sluice_reason)]\" "
@@ -210,6 +223,7 @@ public final class HaproxyConfig {
     out.add(failed + "hdr x-sluice-detail \"%[var(txn.sluice_detail)]\" "
         + "if { var(txn.sluice_reason) -m found } { var(txn.sluice_detail) -m found }");
     out.add(failed + "if { var(txn.sluice_reason) -m found }");
+    withinApplications(out, settings.routes());
     out.add("  default_backend " + BACKEND);
     out.add("");
     out.add("backend " + BACKEND);
@@ -239,6 +253,43 @@ public final class HaproxyConfig {
           + replica.port() + " check inter 2s");
     }
     return String.join("\n", out) + "\n";
+  }
+
+  /**
+   * Each request's application, as the ingress finds it (Ray Serve's rule): the longest route
+   * prefix that is the whole path or a leading run of its segments.
+   */
+  private static void applications(List<String> out, Map<String, String> routes) {
+    List<String> longestFirst = new ArrayList<>(routes.keySet());
+    longestFirst.sort(java.util.Comparator.comparingInt(String::length).reversed());
+    for (String prefix : longestFirst) {
+      String set = "  http-request set-var(txn.sluice_app) str(" + routes.get(prefix) + ") if !"
+          + APP_FOUND;
+      out.add(prefix.equals("/") ? set
+          : set + " { path " + prefix + " } || !" + APP_FOUND + " { path_beg " + prefix + "/ }");
+    }
+  }
+
+  /**
+   * A replica serves its application at the root: the prefix comes off the path (which a
+   * request under no application's prefix does not reach: 404, as from the ingress).
+   */
+  private static void withinApplications(List<String> out, Map<String, String> routes) {
+    if (routes.isEmpty()) {
+      return;
+    }
+    out.add("  http-request return status 404 content-type application/json string '"
+        + new ApiError(ApiError.Code.NOT_FOUND, "Not found: the path is under no application "
+            + "(route prefixes: " + String.join(", ", routes.keySet()) + ")", null)
+            .toJson() + "' if !" + APP_FOUND);
+    routes.forEach((prefix, app) -> {
+      if (!prefix.equals("/")) {
+        String regex = "^" + prefix.replace(".", "[.]");
+        String ofApp = " if { var(txn.sluice_app) -m str " + app + " }";
+        out.add("  http-request replace-path " + regex + "$ /" + ofApp);
+        out.add("  http-request replace-path " + regex + "(/.*)$ \\1" + ofApp);
+      }
+    });
   }
 
   /**

@@ -16,9 +16,10 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.Comparator;
-import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -95,7 +96,7 @@ public final class HaproxyDataPlane implements AutoCloseable {
     HaproxyConfig.Settings base = new HaproxyConfig.Settings(settings.host(), settings.port(),
         router.getHost(), router.getPort(),
         config.getDuration("sluice.ingress.route-timeout").toMillis() / 1000.0, token,
-        config.getString("sluice.ingress.session-header"), List.of("/"), forwardLimit,
+        config.getString("sluice.ingress.session-header"), Map.of(), forwardLimit,
         config.getDuration("sluice.ingress.drain-timeout").toSeconds(), apiKeys.enabled(),
         apiKeys.hexDigests(), config.getBytes("sluice.ingress.max-request-bytes"));
     Path dir = settings.dir().isPresent()
@@ -159,10 +160,9 @@ public final class HaproxyDataPlane implements AutoCloseable {
   }
 
   private void sync(List<ReplicaSet> sets) {
-    Set<String> prefixes = new LinkedHashSet<>();
-    sets.stream().map(ReplicaSet::routePrefix).sorted().forEach(prefixes::add);
-    HaproxyConfig.Settings settings = base.withRoutePrefixes(
-        prefixes.isEmpty() ? List.of("/") : List.copyOf(prefixes))
+    Map<String, String> routes = new TreeMap<>();
+    sets.forEach(set -> routes.put(set.routePrefix(), set.deployment().app()));
+    HaproxyConfig.Settings settings = base.withRoutes(routes)
         .withApiKeys(apiKeys.enabled(), apiKeys.hexDigests());
     List<HaproxyConfig.Replica> replicas = sets.stream()
         .flatMap(set -> set.replicas().stream())

@@ -74,6 +74,11 @@ local function ask_router(txn, body, cut, excluded)
   if token ~= "" then
     request = request .. "Authorization: Bearer " .. token .. "\r\n"
   end
+  -- The application whose route prefix took the path: the router picks among its deployments.
+  local app = txn:get_var("txn.sluice_app")
+  if app then
+    request = request .. "X-Sluice-App: " .. app .. "\r\n"
+  end
   local session = txn.http:req_get_headers()[session_header]
   session = session and safe(session[0])
   if session then

@@ -9,6 +9,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -17,7 +18,7 @@ class HaproxyConfigTest {
 
   private static HaproxyConfig.Settings settings(String token) {
     return new HaproxyConfig.Settings("127.0.0.1", 8080, "127.0.0.1", 8500, 5, token,
-        "x-session-id", List.of("/"));
+        "x-session-id", Map.of("/", "llm"));
   }
 
   @Test

@@ -13,10 +13,19 @@ public sealed interface Decision {
   /**
    * Send the request to {@code host:port} with {@code extraHeaders} added, and splice the answer
    * back byte for byte with {@code x-sluice-replica} and {@code x-request-id} added; {@code lease}
-   * is released when the answer ends, however it ends.
+   * is released when the answer ends, however it ends. {@code target} is the request target the
+   * replica gets (the client's with the application's route prefix taken off), null for the
+   * client's own.
    */
   record Forward(String host, int port, String replicaId, List<HeaderField> extraHeaders,
-      Lease lease) implements Decision {}
+      Lease lease, String target) implements Decision {
+
+    /** The request goes to the replica with the client's request target. */
+    public Forward(String host, int port, String replicaId, List<HeaderField> extraHeaders,
+        Lease lease) {
+      this(host, port, replicaId, extraHeaders, lease, null);
+    }
+  }
 
   /** Capacity held for one forwarded request; the splice calls exactly one of the two, once. */
   interface Lease {

@@ -278,7 +278,9 @@ final class Exchange {
    */
   static byte[] upstreamRequest(SpliceRequest request, Decision.Forward target) {
     StringBuilder text = new StringBuilder(512);
-    text.append(request.method()).append(' ').append(request.target()).append(" HTTP/1.1\r\n");
+    text.append(request.method()).append(' ')
+        .append(target.target() != null ? target.target() : request.target())
+        .append(" HTTP/1.1\r\n");
     text.append("host: ").append(target.host()).append(':').append(target.port()).append("\r\n");
     List<String> options = HopByHop.connectionOptions(request.headers());
     for (HeaderField field : request.headers()) {

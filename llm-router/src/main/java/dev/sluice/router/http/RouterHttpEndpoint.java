@@ -106,6 +106,7 @@ public final class RouterHttpEndpoint {
     }
     Optional<String> session = Optional.empty();
     Optional<String> truncated = Optional.empty();
+    Optional<String> app = Optional.empty();
     String requestId = null;
     List<String> excluded = new ArrayList<>();
     for (HttpHeader header : request.getHeaders()) {
@@ -115,6 +116,8 @@ public final class RouterHttpEndpoint {
         truncated = Optional.of(header.value());
       } else if (header.is(SluiceHeaders.REQUEST_ID)) {
         requestId = header.value();
+      } else if (header.is(SluiceHeaders.APP)) {
+        app = Optional.of(header.value());
       } else if (header.is(SluiceHeaders.EXCLUDE)) {
         Arrays.stream(header.value().split(",")).map(String::trim).filter(id -> !id.isEmpty())
             .forEach(excluded::add);
@@ -127,6 +130,7 @@ public final class RouterHttpEndpoint {
     }
     Optional<String> finalSession = session;
     Optional<String> cut = truncated;
+    Optional<String> inApp = app;
     String id = RequestIds.accept(requestId);
     SingletonWatch controlPlane = SingletonWatch.get(system);
     Optional<String> gap = controlPlane.unavailable();
@@ -148,7 +152,8 @@ public final class RouterHttpEndpoint {
         .thenCompose(data -> controlPlane.track(AskPattern.<LLMRouter.Command,
             RouteResult>ask(LocalRouter.get(system).or(router), replyTo -> new LLMRouter.Route(
                 new RouteRequest(id, finalSession, body(data, cut),
-                    settings.askTimeout().toMillis() * 9 / 10, excluded), replyTo),
+                    settings.askTimeout().toMillis() * 9 / 10, excluded, Optional.empty(), inApp),
+                replyTo),
             settings.askTimeout(), system.scheduler()).toCompletableFuture()))
         .thenApply(this::answer)
         .exceptionally(failure -> json(503, detail("router unreachable: " + failure)));

@@ -20,7 +20,8 @@ import java.util.Set;
 
 /**
  * The router's deployments: the latest replica set and policy of each, and which deployment a
- * request goes to (the one serving the model its forwarded body names, else the only one).
+ * request goes to: among the deployments of the application whose route prefix took its path,
+ * the one serving the model it names, else the only one.
  */
 public final class Deployments {
 
@@ -81,8 +82,8 @@ public final class Deployments {
   public Optional<Target> resolve(RouteRequest request) {
     RoutingKeys keys = request.body().map(ForwardedBody::routingKeys).orElse(RoutingKeys.NONE);
     Optional<String> model = request.model().isPresent() ? request.model() : keys.model();
-    DeploymentRouting routing = model.isPresent() ? serving(model.get())
-        : byId.size() == 1 ? byId.values().iterator().next() : null;
+    DeploymentRouting routing = model.isPresent() ? serving(model.get(), request.app())
+        : only(request.app());
     if (routing == null || routing.error().isPresent()) {
       return Optional.empty();
     }
@@ -90,40 +91,72 @@ public final class Deployments {
         request.sessionId(), model, keys.prompt())));
   }
 
-  private DeploymentRouting serving(String model) {
+  /** Whether {@code routing} belongs to {@code app} (any application when empty). */
+  private static boolean in(DeploymentRouting routing, Optional<String> app) {
+    return app.isEmpty() || routing.set().deployment().app().equals(app.get());
+  }
+
+  private DeploymentRouting serving(String model, Optional<String> app) {
     for (DeploymentRouting candidate : byId.values()) {
-      if (candidate.set().serves(model)) {
+      if (in(candidate, app) && candidate.set().serves(model)) {
         return candidate;
       }
     }
     return null;
   }
 
+  /** The one deployment of {@code app} (of all, when empty), or null if there are several. */
+  private DeploymentRouting only(Optional<String> app) {
+    DeploymentRouting found = null;
+    for (DeploymentRouting candidate : byId.values()) {
+      if (in(candidate, app)) {
+        if (found != null) {
+          return null;
+        }
+        found = candidate;
+      }
+    }
+    return found;
+  }
+
+  private int count(Optional<String> app) {
+    int count = 0;
+    for (DeploymentRouting candidate : byId.values()) {
+      count += in(candidate, app) ? 1 : 0;
+    }
+    return count;
+  }
+
   /** Why {@link #resolve} found no deployment for the request, in words. */
   public RouteResult unresolved(RouteRequest request) {
     Optional<String> model = request.routingModel();
+    Optional<String> app = request.app();
     if (model.isPresent()) {
-      DeploymentRouting routing = serving(model.get());
+      DeploymentRouting routing = serving(model.get(), app);
       if (routing != null && routing.error().isPresent()) {
         return new RouteResult.NotRouted(ServeReason.NO_REPLICAS, routing.error().get());
       }
       return new RouteResult.NotRouted(ServeReason.MODEL_NOT_FOUND, "The model `"
-          + abbreviate(model.get()) + "` does not exist (served: " + servedModels() + ")");
+          + abbreviate(model.get()) + "` does not exist" + app.map(a -> " in application `"
+          + abbreviate(a) + "`").orElse("") + " (served: " + servedModels(app) + ")");
     }
-    if (byId.size() == 1) {
-      return new RouteResult.NotRouted(ServeReason.NO_REPLICAS,
-          byId.values().iterator().next().error().orElse(""));
+    int deployments = count(app);
+    if (deployments == 1) {
+      return new RouteResult.NotRouted(ServeReason.NO_REPLICAS, only(app).error().orElse(""));
     }
-    return byId.isEmpty()
-        ? new RouteResult.NotRouted(ServeReason.NO_REPLICAS,
-            "no deployments known to the router yet")
+    return deployments == 0
+        ? new RouteResult.NotRouted(ServeReason.NO_REPLICAS, app.isPresent()
+            ? "no deployments of application `" + abbreviate(app.get())
+                + "` known to the router yet"
+            : "no deployments known to the router yet")
         : new RouteResult.NotRouted(ServeReason.MODEL_REQUIRED,
-            "model: missing (expected: one of " + servedModels() + ")");
+            "model: missing (expected: one of " + servedModels(app) + ")");
   }
 
-  private String servedModels() {
+  private String servedModels(Optional<String> app) {
     java.util.TreeSet<String> models = new java.util.TreeSet<>();
-    byId.values().forEach(routing -> models.addAll(routing.set().modelIds()));
+    byId.values().stream().filter(routing -> in(routing, app))
+        .forEach(routing -> models.addAll(routing.set().modelIds()));
     return models.isEmpty() ? "none" : String.join(", ", models);
   }
 
