@@ -101,7 +101,7 @@ class ControllerApiIT {
     assertThat(yaml.statusCode()).isEqualTo(200);
     assertThat(Sse.json(yaml.body()).path("applications")).hasSize(2);
     awaitRunning("chat", "chat-model", 2);
-    assertThat(TestNodes.get(node.ingressPort().orElseThrow(), "/v1/models").body())
+    assertThat(TestNodes.get(node.ingressPort().orElseThrow(), "/chat/v1/models").body())
         .contains("chat-model");
 
     HttpResponse<String> json = call("PUT", "/api/applications", ONE_APP, "application/json");
@@ -114,7 +114,7 @@ class ControllerApiIT {
             .filter(set -> set.deployment().app().equals("chat"))
             .allMatch(set -> set.replicas().isEmpty()));
     Await.untilOk(Duration.ofSeconds(5), "chat-model no longer listed", () ->
-        !TestNodes.get(node.ingressPort().orElseThrow(), "/v1/models").body()
+        !TestNodes.get(node.ingressPort().orElseThrow(), "/chat/v1/models").body()
             .contains("chat-model"));
 
     var replicator = DistributedData.get(node.system()).replicator();

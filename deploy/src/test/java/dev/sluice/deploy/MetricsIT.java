@@ -105,7 +105,7 @@ class MetricsIT {
     for (int i = 0; i < 3; i++) {
       stream(relayed, CHAT, "it-req-" + UUID.randomUUID());
     }
-    HttpResponse<String> refused = TestNodes.post(ingress, CHAT,
+    HttpResponse<String> refused = TestNodes.post(ingress, "/empty" + CHAT,
         "{\"model\":\"nothing\",\"messages\":[{\"role\":\"user\",\"content\":\"x\"}]}",
         "x-request-id", "it-req-503");
     assertThat(refused.statusCode()).isEqualTo(503);
