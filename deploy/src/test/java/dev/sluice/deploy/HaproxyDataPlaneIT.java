@@ -38,6 +38,8 @@ class HaproxyDataPlaneIT {
   private static final int STICKY_PORT = 19186;
   private static final int BODY_PORT = 19189;
   private static final int BODY_ROUTER_PORT = 19190;
+  private static final int MODEL_PORT = 19193;
+  private static final int MODEL_ROUTER_PORT = 19194;
   private static final String CHAT = "/v1/chat/completions";
 
   private static SluiceNode node;
@@ -295,17 +297,18 @@ class HaproxyDataPlaneIT {
     assertThat(HaproxyConfig.serverName("app/dep#x y")).isEqualTo("app.dep-x_y");
   }
 
-  @Test
-  void withBodyForwardingTheRouterGetsTheBodyCutAtTheLimitAndTheReplicaAllOfIt()
-      throws Exception {
-    String replicaId = replicas(node).get(0).id();
-    List<String> seen = new java.util.concurrent.CopyOnWriteArrayList<>();
+  /** What the router is asked (recorded by {@code record}); it always picks {@code replicaId}. */
+  private interface Recorder {
+    void record(com.sun.net.httpserver.HttpExchange exchange) throws java.io.IOException;
+  }
+
+  /** A stand-in for the router's {@code POST /internal/route} that always picks one replica. */
+  private static com.sun.net.httpserver.HttpServer fakeRouter(int port, String replicaId,
+      Recorder record) throws java.io.IOException {
     var router = com.sun.net.httpserver.HttpServer.create(
-        new java.net.InetSocketAddress("127.0.0.1", BODY_ROUTER_PORT), 16);
+        new java.net.InetSocketAddress("127.0.0.1", port), 16);
     router.createContext("/internal/route", exchange -> {
-      seen.add(new String(exchange.getRequestBody().readAllBytes(),
-          java.nio.charset.StandardCharsets.UTF_8) + "|"
-          + exchange.getRequestHeaders().getFirst("x-body-truncated"));
+      record.record(exchange);
       byte[] bytes = ("{\"host\":\"127.0.0.1\",\"port\":1,\"replica_id\":\"" + replicaId
           + "\"}").getBytes(java.nio.charset.StandardCharsets.UTF_8);
       exchange.sendResponseHeaders(200, bytes.length);
@@ -313,6 +316,61 @@ class HaproxyDataPlaneIT {
       exchange.close();
     });
     router.start();
+    return router;
+  }
+
+  @Test
+  void withoutBodyForwardingTheRouterGetsTheBodysModelAsTheIngressReadsIt() throws Exception {
+    String replicaId = replicas(node).get(0).id();
+    List<String> seen = new java.util.concurrent.CopyOnWriteArrayList<>();
+    var router = fakeRouter(MODEL_ROUTER_PORT, replicaId, exchange -> seen.add(
+        exchange.getRequestHeaders().getFirst("x-sluice-model") + "|"
+            + exchange.getRequestHeaders().getFirst("x-sluice-app") + "|"
+            + exchange.getRequestBody().readAllBytes().length));
+    String messages = "\"messages\":[{\"role\":\"user\",\"content\":\"x\"}]";
+    // Each body, and the model the ingress's ModelField reads from it (null: none).
+    Map<String, String> bodies = new java.util.LinkedHashMap<>();
+    bodies.put("{\"model\":\"alpha\"," + messages + "}", "alpha");
+    bodies.put("{\"messages\":[{\"role\":\"user\",\"content\":\"a \\\"model\\\": [{\"}],"
+        + "\"stream\":false, \"n\": 1, \"ok\": true,\"model\" : \"beta\"}", "beta");
+    bodies.put("{\"metadata\":{\"model\":\"inner\"},\"model\":\"outer\"," + messages + "}",
+        "outer");
+    bodies.put("{\"mod\\u0065l\":\"gamma\\/1\"," + messages + "}", "gamma/1");
+    bodies.put("{\"model\":\"a\",\"model\":\"b\"," + messages + "}", null);
+    bodies.put("{\"model\":7," + messages + "}", null);
+    bodies.put("{" + messages + "}", null);
+    Path dir = Files.createTempDirectory("sluice-haproxy-model");
+    Path lua = dir.resolve("sluice_route.lua");
+    Files.writeString(lua, HaproxyConfig.lua());
+    HaproxyConfig.Settings settings = new HaproxyConfig.Settings("127.0.0.1", MODEL_PORT,
+        "127.0.0.1", MODEL_ROUTER_PORT, 5, "", "x-session-id", routes(node));
+    try (Haproxy haproxy = Haproxy.withConfig(dir,
+        HaproxyConfig.render(settings, replicas(node), lua), MODEL_PORT)) {
+      for (String body : bodies.keySet()) {
+        TestNodes.post(MODEL_PORT, CHAT, body);
+      }
+      String app = routes(node).get("/");
+      assertThat(seen).containsExactlyElementsOf(bodies.values().stream()
+          .map(model -> model + "|" + app + "|0").toList());
+      for (var each : bodies.entrySet()) {
+        assertThat(dev.sluice.core.openai.ModelField.find(each.getKey().getBytes(
+            java.nio.charset.StandardCharsets.UTF_8))).as(each.getKey())
+            .isEqualTo(java.util.Optional.ofNullable(each.getValue()));
+      }
+    } finally {
+      router.stop(0);
+    }
+  }
+
+  @Test
+  void withBodyForwardingTheRouterGetsTheBodyCutAtTheLimitAndTheReplicaAllOfIt()
+      throws Exception {
+    String replicaId = replicas(node).get(0).id();
+    List<String> seen = new java.util.concurrent.CopyOnWriteArrayList<>();
+    var router = fakeRouter(BODY_ROUTER_PORT, replicaId, exchange -> seen.add(
+        new String(exchange.getRequestBody().readAllBytes(),
+            java.nio.charset.StandardCharsets.UTF_8) + "|"
+            + exchange.getRequestHeaders().getFirst("x-body-truncated")));
     Path dir = Files.createTempDirectory("sluice-haproxy-body");
     Path lua = dir.resolve("sluice_route.lua");
     Files.writeString(lua, HaproxyConfig.lua());

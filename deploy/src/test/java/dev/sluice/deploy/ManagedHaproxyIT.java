@@ -126,7 +126,8 @@ class ManagedHaproxyIT {
 
   @Test
   void eachApplicationIsServedUnderItsRoutePrefixAsThroughTheIngress() throws Exception {
-    // Two applications serving a model of the same name: the path decides which serves it.
+    // Two applications serving a model of the same name: the path decides which serves it; and
+    // in the one with two models, the body's model which deployment (body forwarding off).
     String apps = """
         applications:
           - name: llm
@@ -138,10 +139,12 @@ class ManagedHaproxyIT {
             llm_configs:
               - model_loading_config: {model_id: sim}
                 engine_config: {type: simulated, ttft_ms: 0, itl_ms: 1, default_max_tokens: 4}
+              - model_loading_config: {model_id: other}
+                engine_config: {type: simulated, ttft_ms: 0, itl_ms: 1, default_max_tokens: 4}
         """;
     try (SluiceNode two = TestNodes.local(apps,
         ConfigFactory.parseString("sluice.haproxy.port = " + PREFIX_PORT))) {
-      awaitServers(two.haproxy().orElseThrow(), 2);
+      awaitServers(two.haproxy().orElseThrow(), 3);
       int ingress = two.ingressPort().orElseThrow();
       String sim = "{\"model\":\"sim\",\"messages\":[{\"role\":\"user\",\"content\":\"x\"}]}";
       for (int port : new int[] {ingress, PREFIX_PORT}) {
@@ -153,6 +156,10 @@ class ManagedHaproxyIT {
           assertThat(response.headers().firstValue("x-sluice-served-by").orElseThrow())
               .as(port + path).startsWith(path.startsWith("/chat") ? "chat#sim#" : "llm#sim#");
         }
+        HttpResponse<String> other = TestNodes.post(port, "/chat" + CHAT,
+            sim.replace("\"sim\"", "\"other\""));
+        assertThat(other.headers().firstValue("x-sluice-served-by").orElseThrow())
+            .as(port + other.body()).startsWith("chat#other#");
         assertThat(TestNodes.get(port, "/chatbot/v1/models").statusCode())
             .as("a prefix takes whole segments: the root application's 404").isEqualTo(404);
       }

@@ -28,6 +28,12 @@ public final class SluiceHeaders {
    */
   public static final String APP = "x-sluice-app";
 
+  /**
+   * On {@code POST /internal/route}: the request body's {@code model}, read by the data plane
+   * (as the ingress reads it) when it does not forward the body.
+   */
+  public static final String MODEL = "x-sluice-model";
+
   /** A slot reservation token: the replica uses the reserved slot instead of taking another. */
   public static final String SLOT_TOKEN = "x-sluice-slot-token";
 

@@ -6,7 +6,8 @@
 -- section): SLUICE_ROUTER_HOST, SLUICE_ROUTER_PORT, SLUICE_ROUTE_TIMEOUT_S,
 -- SLUICE_ROUTER_TOKEN (optional), SLUICE_SESSION_HEADER, SLUICE_BACKEND and
 -- SLUICE_FORWARD_BODY_LIMIT (0: the router gets no body; else up to that many bytes of it, with
--- X-Body-Truncated: <sent>/<total> when cut, as the ingress does).
+-- X-Body-Truncated: <sent>/<total> when cut, as the ingress does). The body's "model" goes to
+-- the router as X-Sluice-Model whatever SLUICE_FORWARD_BODY_LIMIT says, as the ingress sends it.
 
 local router_host = os.getenv("SLUICE_ROUTER_HOST") or "127.0.0.1"
 local router_port = tonumber(os.getenv("SLUICE_ROUTER_PORT") or "8500")
@@ -52,6 +53,127 @@ local function forwarded_body(txn)
   return body, nil
 end
 
+-- The body's top-level "model", read as the ingress reads it (ModelField): the router picks
+-- among the deployments serving it, with body forwarding off too. Lenient: a body that is not a
+-- JSON object, a "model" that is not a string or comes twice, has none (the router then answers
+-- as for no model, the replica the precise 400). A body cut at HAProxy's buffer gives the model
+-- seen before the cut.
+local max_model_chars = 256
+local escapes = { ['"'] = '"', ["\\"] = "\\", ["/"] = "/", b = "\b", f = "\f", n = "\n",
+  r = "\r", t = "\t" }
+
+-- The JSON string whose opening quote is at i: its text and the index after it, or nil.
+local function json_string(body, i)
+  local out, pos = {}, i + 1
+  while true do
+    local at = body:find('["\\]', pos)
+    if at == nil then
+      return nil
+    end
+    out[#out + 1] = body:sub(pos, at - 1)
+    if body:sub(at, at) == '"' then
+      return table.concat(out), at + 1
+    end
+    local c = body:sub(at + 1, at + 1)
+    local hex = body:sub(at + 2, at + 5)
+    if c == "u" and hex:match("^%x%x%x%x$") then
+      out[#out + 1] = utf8.char(tonumber(hex, 16))
+      pos = at + 6
+    elseif escapes[c] then
+      out[#out + 1] = escapes[c]
+      pos = at + 2
+    else
+      return nil
+    end
+  end
+end
+
+local function skip_space(body, i)
+  return body:find("[^ \t\r\n]", i)
+end
+
+-- The index after the JSON value that starts at i, or nil (cut or malformed).
+local function skip_value(body, i)
+  local c = body:sub(i, i)
+  if c == '"' then
+    local _, after = json_string(body, i)
+    return after
+  end
+  if c ~= "{" and c ~= "[" then
+    return body:find("[,}%]%s]", i)  -- a number or a literal
+  end
+  local depth, pos = 0, i
+  while true do
+    local at = body:find('[%[%]{}"]', pos)
+    if at == nil then
+      return nil
+    end
+    local ch = body:sub(at, at)
+    if ch == '"' then
+      local _, after = json_string(body, at)
+      if after == nil then
+        return nil
+      end
+      pos = after
+    else
+      depth = depth + ((ch == "{" or ch == "[") and 1 or -1)
+      pos = at + 1
+      if depth == 0 then
+        return pos
+      end
+    end
+  end
+end
+
+local function body_model(body)
+  local i = skip_space(body, 1)
+  if i == nil or body:sub(i, i) ~= "{" then
+    return nil
+  end
+  local model, seen = nil, false
+  i = i + 1
+  while true do
+    i = skip_space(body, i)
+    if i ~= nil and body:sub(i, i) == "," then
+      i = skip_space(body, i + 1)
+    end
+    if i == nil or body:sub(i, i) == "}" then
+      return model
+    end
+    if body:sub(i, i) ~= '"' then
+      return nil
+    end
+    local key, after = json_string(body, i)
+    i = after and skip_space(body, after)
+    if i == nil then
+      return model
+    end
+    if body:sub(i, i) ~= ":" then
+      return nil
+    end
+    i = skip_space(body, i + 1)
+    if i == nil then
+      return model
+    end
+    if key == "model" then
+      if seen or body:sub(i, i) ~= '"' then
+        return nil
+      end
+      seen = true
+      model, i = json_string(body, i)
+      if model == nil then
+        return nil
+      end
+      model = model:sub(1, max_model_chars + 1)
+    else
+      i = skip_value(body, i)
+      if i == nil then
+        return model
+      end
+    end
+  end
+end
+
 -- One POST /internal/route: the chosen replica id, or nil and the reason.
 local function ask_router(txn, body, cut, excluded)
   local sock = core.tcp()
@@ -78,6 +200,11 @@ local function ask_router(txn, body, cut, excluded)
   local app = txn:get_var("txn.sluice_app")
   if app then
     request = request .. "X-Sluice-App: " .. app .. "\r\n"
+  end
+  -- The model as printable ASCII only (what a header carries unchanged); another is not sent.
+  local model = body_model(txn.f:req_body() or "")
+  if model and model:match("^[%w%p ]+$") then
+    request = request .. "X-Sluice-Model: " .. model .. "\r\n"
   end
   local session = txn.http:req_get_headers()[session_header]
   session = session and safe(session[0])

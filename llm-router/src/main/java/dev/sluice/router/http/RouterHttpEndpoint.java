@@ -8,6 +8,7 @@ import dev.sluice.core.http.JsonText;
 import dev.sluice.core.http.RequestIds;
 import dev.sluice.core.http.SluiceHeaders;
 import dev.sluice.core.openai.ForwardedBody;
+import dev.sluice.core.openai.ModelField;
 import dev.sluice.router.LLMRouter;
 import dev.sluice.router.LocalRouter;
 import dev.sluice.router.RouteRequest;
@@ -107,6 +108,7 @@ public final class RouterHttpEndpoint {
     Optional<String> session = Optional.empty();
     Optional<String> truncated = Optional.empty();
     Optional<String> app = Optional.empty();
+    Optional<String> model = Optional.empty();
     String requestId = null;
     List<String> excluded = new ArrayList<>();
     for (HttpHeader header : request.getHeaders()) {
@@ -118,6 +120,10 @@ public final class RouterHttpEndpoint {
         requestId = header.value();
       } else if (header.is(SluiceHeaders.APP)) {
         app = Optional.of(header.value());
+      } else if (header.is(SluiceHeaders.MODEL)) {
+        String named = header.value();
+        model = Optional.of(named.length() > ModelField.MAX_CHARS
+            ? named.substring(0, ModelField.MAX_CHARS + 1) : named);
       } else if (header.is(SluiceHeaders.EXCLUDE)) {
         Arrays.stream(header.value().split(",")).map(String::trim).filter(id -> !id.isEmpty())
             .forEach(excluded::add);
@@ -131,6 +137,7 @@ public final class RouterHttpEndpoint {
     Optional<String> finalSession = session;
     Optional<String> cut = truncated;
     Optional<String> inApp = app;
+    Optional<String> byModel = model;
     String id = RequestIds.accept(requestId);
     SingletonWatch controlPlane = SingletonWatch.get(system);
     Optional<String> gap = controlPlane.unavailable();
@@ -152,7 +159,7 @@ public final class RouterHttpEndpoint {
         .thenCompose(data -> controlPlane.track(AskPattern.<LLMRouter.Command,
             RouteResult>ask(LocalRouter.get(system).or(router), replyTo -> new LLMRouter.Route(
                 new RouteRequest(id, finalSession, body(data, cut),
-                    settings.askTimeout().toMillis() * 9 / 10, excluded, Optional.empty(), inApp),
+                    settings.askTimeout().toMillis() * 9 / 10, excluded, byModel, inApp),
                 replyTo),
             settings.askTimeout(), system.scheduler()).toCompletableFuture()))
         .thenApply(this::answer)
