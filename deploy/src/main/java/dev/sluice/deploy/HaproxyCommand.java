@@ -15,7 +15,9 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -70,6 +72,7 @@ final class HaproxyCommand {
           ClusterToken.fromConfig(config).secret(),
           config.getString("sluice.ingress.session-header"), routes(status))
           .withApiKeys(keys.enabled(), keys.hexDigests())
+          .withRoutedByModel(routedByModel(status))
           .withMaxRequestBytes(config.getBytes("sluice.ingress.max-request-bytes"));
       Files.writeString(lua, HaproxyConfig.lua());
       PrintWriter out = spec.commandLine().getOut();
@@ -105,6 +108,17 @@ final class HaproxyCommand {
       }
     }
     return replicas;
+  }
+
+  /** The applications with several deployments: routed by the body's model. */
+  static Set<String> routedByModel(JsonNode status) {
+    Set<String> apps = new TreeSet<>();
+    for (JsonNode app : status.path("applications")) {
+      if (app.path("deployments").size() > 1) {
+        apps.add(app.path("name").asText());
+      }
+    }
+    return apps;
   }
 
   /** Every application by its route prefix. */

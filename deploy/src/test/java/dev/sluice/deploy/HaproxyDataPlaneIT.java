@@ -16,6 +16,7 @@ import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -343,7 +344,8 @@ class HaproxyDataPlaneIT {
     Path lua = dir.resolve("sluice_route.lua");
     Files.writeString(lua, HaproxyConfig.lua());
     HaproxyConfig.Settings settings = new HaproxyConfig.Settings("127.0.0.1", MODEL_PORT,
-        "127.0.0.1", MODEL_ROUTER_PORT, 5, "", "x-session-id", routes(node));
+        "127.0.0.1", MODEL_ROUTER_PORT, 5, "", "x-session-id", routes(node))
+        .withRoutedByModel(Set.copyOf(routes(node).values()));
     try (Haproxy haproxy = Haproxy.withConfig(dir,
         HaproxyConfig.render(settings, replicas(node), lua), MODEL_PORT)) {
       for (String body : bodies.keySet()) {

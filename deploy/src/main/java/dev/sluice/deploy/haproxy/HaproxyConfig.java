@@ -13,6 +13,7 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.regex.Pattern;
 
@@ -62,14 +63,17 @@ public final class HaproxyConfig {
    * router (0: body forwarding off), how long a stopping HAProxy lets streams in flight finish,
    * whether clients must send an API key, and the keys they may send, as the ingress's hex
    * SHA-256 digests (none while required: every request is refused), and the largest request
-   * body the ingress takes ({@code sluice.ingress.max-request-bytes}).
+   * body the ingress takes ({@code sluice.ingress.max-request-bytes}), and the applications
+   * whose requests are routed by the body's {@code model} (those with several deployments).
    */
   public record Settings(String bindHost, int bindPort, String routerHost, int routerPort,
       double routeTimeoutSeconds, String routerToken, String sessionHeader,
       Map<String, String> routes, int forwardBodyLimit, long drainSeconds,
-      boolean apiKeysRequired, List<String> apiKeyDigests, long maxRequestBytes) {
+      boolean apiKeysRequired, List<String> apiKeyDigests, long maxRequestBytes,
+      Set<String> routedByModel) {
 
     public Settings {
+      routedByModel = Set.copyOf(routedByModel);
       routes = Collections.unmodifiableMap(new TreeMap<>(routes));
       routes.forEach((prefix, app) -> {
         if (!ROUTE_PREFIX.matcher(prefix).matches() || !APP_NAME.matcher(app).matches()) {
@@ -94,27 +98,27 @@ public final class HaproxyConfig {
         double routeTimeoutSeconds, String routerToken, String sessionHeader,
         Map<String, String> routes) {
       this(bindHost, bindPort, routerHost, routerPort, routeTimeoutSeconds, routerToken,
-          sessionHeader, routes, 0, 30, false, List.of(), DEFAULT_MAX_REQUEST_BYTES);
+          sessionHeader, routes, 0, 30, false, List.of(), DEFAULT_MAX_REQUEST_BYTES, Set.of());
     }
 
     public Settings withForwardBodyLimit(int limit) {
       return new Settings(bindHost, bindPort, routerHost, routerPort, routeTimeoutSeconds,
           routerToken, sessionHeader, routes, limit, drainSeconds, apiKeysRequired,
-          apiKeyDigests, maxRequestBytes);
+          apiKeyDigests, maxRequestBytes, routedByModel);
     }
 
     /** Each application by its route prefix. */
     public Settings withRoutes(Map<String, String> byPrefix) {
       return new Settings(bindHost, bindPort, routerHost, routerPort, routeTimeoutSeconds,
           routerToken, sessionHeader, byPrefix, forwardBodyLimit, drainSeconds, apiKeysRequired,
-          apiKeyDigests, maxRequestBytes);
+          apiKeyDigests, maxRequestBytes, routedByModel);
     }
 
     /** Clients must send one of these keys ({@code required}), or need none. */
     public Settings withApiKeys(boolean required, List<String> digests) {
       return new Settings(bindHost, bindPort, routerHost, routerPort, routeTimeoutSeconds,
           routerToken, sessionHeader, routes, forwardBodyLimit, drainSeconds, required,
-          digests, maxRequestBytes);
+          digests, maxRequestBytes, routedByModel);
     }
 
     /**
@@ -124,7 +128,17 @@ public final class HaproxyConfig {
     public Settings withMaxRequestBytes(long bytes) {
       return new Settings(bindHost, bindPort, routerHost, routerPort, routeTimeoutSeconds,
           routerToken, sessionHeader, routes, forwardBodyLimit, drainSeconds,
-          apiKeysRequired, apiKeyDigests, bytes);
+          apiKeysRequired, apiKeyDigests, bytes, routedByModel);
+    }
+
+    /**
+     * The applications with several deployments: for their requests the Lua action reads the
+     * body's {@code model} for the router (the others have one deployment and need none).
+     */
+    public Settings withRoutedByModel(Set<String> apps) {
+      return new Settings(bindHost, bindPort, routerHost, routerPort, routeTimeoutSeconds,
+          routerToken, sessionHeader, routes, forwardBodyLimit, drainSeconds, apiKeysRequired,
+          apiKeyDigests, maxRequestBytes, apps);
     }
   }
 
@@ -212,7 +226,7 @@ public final class HaproxyConfig {
     // replica's slot taken: a client sending slowly holds no slot meanwhile, and the Lua action
     // can read the body for the router when body forwarding is on.
     out.add("  http-request wait-for-body time " + REQUEST_TIMEOUT_S + "s");
-    applications(out, settings.routes());
+    applications(out, settings);
     // With no application known yet every POST asks the router, which says why it cannot route.
     out.add("  http-request lua.sluice_route if METH_POST"
         + (settings.routes().isEmpty() ? "" : " " + APP_FOUND));
@@ -259,7 +273,8 @@ public final class HaproxyConfig {
    * Each request's application, as the ingress finds it (Ray Serve's rule): the longest route
    * prefix that is the whole path or a leading run of its segments.
    */
-  private static void applications(List<String> out, Map<String, String> routes) {
+  private static void applications(List<String> out, Settings settings) {
+    Map<String, String> routes = settings.routes();
     List<String> longestFirst = new ArrayList<>(routes.keySet());
     longestFirst.sort(java.util.Comparator.comparingInt(String::length).reversed());
     for (String prefix : longestFirst) {
@@ -268,6 +283,11 @@ public final class HaproxyConfig {
       out.add(prefix.equals("/") ? set
           : set + " { path " + prefix + " } || !" + APP_FOUND + " { path_beg " + prefix + "/ }");
     }
+    // Reading the body's model costs the Lua action a copy and a scan of the body: only where
+    // the router needs it.
+    settings.routedByModel().stream().filter(routes::containsValue).sorted().forEach(app ->
+        out.add("  http-request set-var(txn.sluice_by_model) bool(true) if { var(txn.sluice_app) "
+            + "-m str " + app + " }"));
   }
 
   /**

@@ -98,7 +98,7 @@ public final class HaproxyDataPlane implements AutoCloseable {
         config.getDuration("sluice.ingress.route-timeout").toMillis() / 1000.0, token,
         config.getString("sluice.ingress.session-header"), Map.of(), forwardLimit,
         config.getDuration("sluice.ingress.drain-timeout").toSeconds(), apiKeys.enabled(),
-        apiKeys.hexDigests(), config.getBytes("sluice.ingress.max-request-bytes"));
+        apiKeys.hexDigests(), config.getBytes("sluice.ingress.max-request-bytes"), Set.of());
     Path dir = settings.dir().isPresent()
         ? Files.createDirectories(settings.dir().get())
         : Files.createTempDirectory("sluice-haproxy");
@@ -162,7 +162,11 @@ public final class HaproxyDataPlane implements AutoCloseable {
   private void sync(List<ReplicaSet> sets) {
     Map<String, String> routes = new TreeMap<>();
     sets.forEach(set -> routes.put(set.routePrefix(), set.deployment().app()));
+    Map<String, Long> deployments = sets.stream()
+        .collect(Collectors.groupingBy(set -> set.deployment().app(), Collectors.counting()));
     HaproxyConfig.Settings settings = base.withRoutes(routes)
+        .withRoutedByModel(deployments.entrySet().stream().filter(app -> app.getValue() > 1)
+            .map(Map.Entry::getKey).collect(Collectors.toSet()))
         .withApiKeys(apiKeys.enabled(), apiKeys.hexDigests());
     List<HaproxyConfig.Replica> replicas = sets.stream()
         .flatMap(set -> set.replicas().stream())

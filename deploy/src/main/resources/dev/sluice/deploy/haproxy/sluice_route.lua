@@ -201,8 +201,9 @@ local function ask_router(txn, body, cut, excluded)
   if app then
     request = request .. "X-Sluice-App: " .. app .. "\r\n"
   end
-  -- The model as printable ASCII only (what a header carries unchanged); another is not sent.
-  local model = body_model(txn.f:req_body() or "")
+  -- Where the application has several deployments (the config says so): the model, as
+  -- printable ASCII only (what a header carries unchanged); another is not sent.
+  local model = txn:get_var("txn.sluice_by_model") and body_model(txn.f:req_body() or "")
   if model and model:match("^[%w%p ]+$") then
     request = request .. "X-Sluice-Model: " .. model .. "\r\n"
   end

@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -64,6 +65,32 @@ class HaproxyConfigTest {
     Path file = dir.resolve("haproxy.cfg");
     Files.writeString(file, config);
     HaproxyProcess.check(HaproxyBinary.locate("haproxy"), file);
+  }
+
+  @Test
+  void routePrefixesNameTheApplicationLongestFirstAndOnlySeveralModelsReadTheBody(
+      @TempDir Path dir) throws Exception {
+    Path lua = dir.resolve("sluice_route.lua");
+    Files.writeString(lua, HaproxyConfig.lua());
+    String config = HaproxyConfig.render(settings("").withRoutes(Map.of("/", "llm", "/chat",
+        "chat", "/chat/v1.team", "team")).withRoutedByModel(Set.of("chat", "gone")), List.of(),
+        lua);
+    String found = "!{ var(txn.sluice_app) -m found }";
+    assertThat(config).contains("  http-request set-var(txn.sluice_app) str(team) if " + found
+        + " { path /chat/v1.team } || " + found + " { path_beg /chat/v1.team/ }\n"
+        + "  http-request set-var(txn.sluice_app) str(chat) if " + found
+        + " { path /chat } || " + found + " { path_beg /chat/ }\n"
+        + "  http-request set-var(txn.sluice_app) str(llm) if " + found + "\n"
+        + "  http-request set-var(txn.sluice_by_model) bool(true) if { var(txn.sluice_app) -m str "
+        + "chat }\n")
+        .contains("  http-request replace-path ^/chat/v1[.]team(/.*)$ \\1 if "
+            + "{ var(txn.sluice_app) -m str team }\n")
+        .doesNotContain("str gone");
+    Path file = dir.resolve("haproxy.cfg");
+    Files.writeString(file, config);
+    HaproxyProcess.check(HaproxyBinary.locate("haproxy"), file);
+    assertThatThrownBy(() -> settings("").withRoutes(Map.of("/chat/", "chat")))
+        .hasMessageContaining("route prefix /chat/ of application chat");
   }
 
   @Test
