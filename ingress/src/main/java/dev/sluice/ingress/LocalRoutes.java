@@ -1,5 +1,6 @@
 package dev.sluice.ingress;
 
+import dev.sluice.core.AppRoute;
 import dev.sluice.core.ReplicaSet;
 import dev.sluice.core.ReplicaSetView;
 import dev.sluice.core.http.ApiError;
@@ -7,7 +8,6 @@ import dev.sluice.core.http.JsonText;
 import dev.sluice.core.http.SluiceHeaders;
 import dev.sluice.ingress.edge.Answer;
 import dev.sluice.ingress.edge.Answers;
-import dev.sluice.core.AppRoute;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
