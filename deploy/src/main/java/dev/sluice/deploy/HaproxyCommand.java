@@ -15,9 +15,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.TreeMap;
-import java.util.TreeSet;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -72,7 +70,7 @@ final class HaproxyCommand {
           ClusterToken.fromConfig(config).secret(),
           config.getString("sluice.ingress.session-header"), routes(status))
           .withApiKeys(keys.enabled(), keys.hexDigests())
-          .withRoutedByModel(routedByModel(status))
+          .withModels(models(status))
           .withMaxRequestBytes(config.getBytes("sluice.ingress.max-request-bytes"));
       Files.writeString(lua, HaproxyConfig.lua());
       PrintWriter out = spec.commandLine().getOut();
@@ -110,15 +108,15 @@ final class HaproxyCommand {
     return replicas;
   }
 
-  /** The applications with several deployments: routed by the body's model. */
-  static Set<String> routedByModel(JsonNode status) {
-    Set<String> apps = new TreeSet<>();
+  /** Each application's models. */
+  static Map<String, List<String>> models(JsonNode status) {
+    Map<String, List<String>> models = new TreeMap<>();
     for (JsonNode app : status.path("applications")) {
-      if (app.path("deployments").size() > 1) {
-        apps.add(app.path("name").asText());
-      }
+      List<String> ids = new ArrayList<>();
+      app.path("deployments").forEach(deployment -> ids.add(deployment.path("model_id").asText()));
+      models.put(app.path("name").asText(), ids);
     }
-    return apps;
+    return models;
   }
 
   /** Every application by its route prefix. */

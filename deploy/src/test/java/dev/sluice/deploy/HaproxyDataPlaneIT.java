@@ -16,7 +16,6 @@ import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -345,7 +344,7 @@ class HaproxyDataPlaneIT {
     Files.writeString(lua, HaproxyConfig.lua());
     HaproxyConfig.Settings settings = new HaproxyConfig.Settings("127.0.0.1", MODEL_PORT,
         "127.0.0.1", MODEL_ROUTER_PORT, 5, "", "x-session-id", routes(node))
-        .withRoutedByModel(Set.copyOf(routes(node).values()));
+        .withModels(Map.of(routes(node).get("/"), List.of("sim", "other")));
     try (Haproxy haproxy = Haproxy.withConfig(dir,
         HaproxyConfig.render(settings, replicas(node), lua), MODEL_PORT)) {
       for (String body : bodies.keySet()) {

@@ -160,6 +160,16 @@ class ManagedHaproxyIT {
             sim.replace("\"sim\"", "\"other\""));
         assertThat(other.headers().firstValue("x-sluice-served-by").orElseThrow())
             .as(port + other.body()).startsWith("chat#other#");
+        for (int i = 0; i < 4; i++) {
+          // Every time, whichever replica the request would reach: the application's models.
+          assertThat(Sse.json(TestNodes.get(port, "/chat/v1/models").body()).path("data")
+              .findValuesAsText("id")).as(port + " /chat/v1/models")
+              .containsExactly("other", "sim");
+          assertThat(Sse.json(TestNodes.get(port, "/v1/models").body()).path("data")
+              .findValuesAsText("id")).as(port + " /v1/models").containsExactly("sim");
+        }
+        assertThat(TestNodes.get(port, "/chat/v1/models/other").statusCode()).isEqualTo(200);
+        assertThat(TestNodes.get(port, "/v1/models/other").statusCode()).isEqualTo(404);
         assertThat(TestNodes.get(port, "/chatbot/v1/models").statusCode())
             .as("a prefix takes whole segments: the root application's 404").isEqualTo(404);
       }

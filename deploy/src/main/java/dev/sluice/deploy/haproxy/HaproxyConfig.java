@@ -2,6 +2,7 @@ package dev.sluice.deploy.haproxy;
 
 import dev.sluice.core.http.ApiError;
 import dev.sluice.core.http.BoundedBody;
+import dev.sluice.core.openai.ModelList;
 import dev.sluice.ingress.edge.ApiKeys;
 import java.io.IOException;
 import java.io.InputStream;
@@ -13,7 +14,6 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.Set;
 import java.util.TreeMap;
 import java.util.regex.Pattern;
 
@@ -36,6 +36,8 @@ public final class HaproxyConfig {
   private static final Pattern ROUTE_PREFIX = Pattern.compile("/|(/[A-Za-z0-9._~-]+)+");
   private static final Pattern APP_NAME = Pattern.compile("[A-Za-z0-9_.-]+");
   private static final String APP_FOUND = "{ var(txn.sluice_app) -m found }";
+  /** A model id HAProxy's config can hold as it is, in a path and in a quoted string. */
+  private static final Pattern PLAIN_ID = Pattern.compile("[A-Za-z0-9._:@+/-]+");
   /** Digests per {@code acl} line: HAProxy takes at most 64 words and 2 KiB a line. */
   private static final int DIGESTS_PER_LINE = 20;
   /** The ingress's default {@code max-request-bytes}. */
@@ -63,17 +65,19 @@ public final class HaproxyConfig {
    * router (0: body forwarding off), how long a stopping HAProxy lets streams in flight finish,
    * whether clients must send an API key, and the keys they may send, as the ingress's hex
    * SHA-256 digests (none while required: every request is refused), and the largest request
-   * body the ingress takes ({@code sluice.ingress.max-request-bytes}), and the applications
-   * whose requests are routed by the body's {@code model} (those with several deployments).
+   * body the ingress takes ({@code sluice.ingress.max-request-bytes}), and each application's
+   * models.
    */
   public record Settings(String bindHost, int bindPort, String routerHost, int routerPort,
       double routeTimeoutSeconds, String routerToken, String sessionHeader,
       Map<String, String> routes, int forwardBodyLimit, long drainSeconds,
       boolean apiKeysRequired, List<String> apiKeyDigests, long maxRequestBytes,
-      Set<String> routedByModel) {
+      Map<String, List<String>> models) {
 
     public Settings {
-      routedByModel = Set.copyOf(routedByModel);
+      Map<String, List<String>> sorted = new TreeMap<>();
+      models.forEach((app, ids) -> sorted.put(app, ids.stream().sorted().distinct().toList()));
+      models = Collections.unmodifiableMap(sorted);
       routes = Collections.unmodifiableMap(new TreeMap<>(routes));
       routes.forEach((prefix, app) -> {
         if (!ROUTE_PREFIX.matcher(prefix).matches() || !APP_NAME.matcher(app).matches()) {
@@ -98,27 +102,27 @@ public final class HaproxyConfig {
         double routeTimeoutSeconds, String routerToken, String sessionHeader,
         Map<String, String> routes) {
       this(bindHost, bindPort, routerHost, routerPort, routeTimeoutSeconds, routerToken,
-          sessionHeader, routes, 0, 30, false, List.of(), DEFAULT_MAX_REQUEST_BYTES, Set.of());
+          sessionHeader, routes, 0, 30, false, List.of(), DEFAULT_MAX_REQUEST_BYTES, Map.of());
     }
 
     public Settings withForwardBodyLimit(int limit) {
       return new Settings(bindHost, bindPort, routerHost, routerPort, routeTimeoutSeconds,
           routerToken, sessionHeader, routes, limit, drainSeconds, apiKeysRequired,
-          apiKeyDigests, maxRequestBytes, routedByModel);
+          apiKeyDigests, maxRequestBytes, models);
     }
 
     /** Each application by its route prefix. */
     public Settings withRoutes(Map<String, String> byPrefix) {
       return new Settings(bindHost, bindPort, routerHost, routerPort, routeTimeoutSeconds,
           routerToken, sessionHeader, byPrefix, forwardBodyLimit, drainSeconds, apiKeysRequired,
-          apiKeyDigests, maxRequestBytes, routedByModel);
+          apiKeyDigests, maxRequestBytes, models);
     }
 
     /** Clients must send one of these keys ({@code required}), or need none. */
     public Settings withApiKeys(boolean required, List<String> digests) {
       return new Settings(bindHost, bindPort, routerHost, routerPort, routeTimeoutSeconds,
           routerToken, sessionHeader, routes, forwardBodyLimit, drainSeconds, required,
-          digests, maxRequestBytes, routedByModel);
+          digests, maxRequestBytes, models);
     }
 
     /**
@@ -128,17 +132,18 @@ public final class HaproxyConfig {
     public Settings withMaxRequestBytes(long bytes) {
       return new Settings(bindHost, bindPort, routerHost, routerPort, routeTimeoutSeconds,
           routerToken, sessionHeader, routes, forwardBodyLimit, drainSeconds,
-          apiKeysRequired, apiKeyDigests, bytes, routedByModel);
+          apiKeysRequired, apiKeyDigests, bytes, models);
     }
 
     /**
-     * The applications with several deployments: for their requests the Lua action reads the
-     * body's {@code model} for the router (the others have one deployment and need none).
+     * Each application's models (one per deployment): HAProxy answers its {@code /v1/models}
+     * itself, as the ingress does, and for an application with several the Lua action reads
+     * the body's {@code model} for the router.
      */
-    public Settings withRoutedByModel(Set<String> apps) {
+    public Settings withModels(Map<String, List<String>> byApp) {
       return new Settings(bindHost, bindPort, routerHost, routerPort, routeTimeoutSeconds,
           routerToken, sessionHeader, routes, forwardBodyLimit, drainSeconds, apiKeysRequired,
-          apiKeyDigests, maxRequestBytes, apps);
+          apiKeyDigests, maxRequestBytes, byApp);
     }
   }
 
@@ -237,7 +242,7 @@ public final class HaproxyConfig {
     out.add(failed + "hdr x-sluice-detail \"%[var(txn.sluice_detail)]\" "
         + "if { var(txn.sluice_reason) -m found } { var(txn.sluice_detail) -m found }");
     out.add(failed + "if { var(txn.sluice_reason) -m found }");
-    withinApplications(out, settings.routes());
+    withinApplications(out, settings);
     out.add("  default_backend " + BACKEND);
     out.add("");
     out.add("backend " + BACKEND);
@@ -285,16 +290,20 @@ public final class HaproxyConfig {
     }
     // Reading the body's model costs the Lua action a copy and a scan of the body: only where
     // the router needs it.
-    settings.routedByModel().stream().filter(routes::containsValue).sorted().forEach(app ->
-        out.add("  http-request set-var(txn.sluice_by_model) bool(true) if { var(txn.sluice_app) "
-            + "-m str " + app + " }"));
+    settings.models().forEach((app, ids) -> {
+      if (ids.size() > 1 && routes.containsValue(app)) {
+        out.add("  http-request set-var(txn.sluice_by_model) bool(true) if "
+            + "{ var(txn.sluice_app) -m str " + app + " }");
+      }
+    });
   }
 
   /**
    * A replica serves its application at the root: the prefix comes off the path (which a
    * request under no application's prefix does not reach: 404, as from the ingress).
    */
-  private static void withinApplications(List<String> out, Map<String, String> routes) {
+  private static void withinApplications(List<String> out, Settings settings) {
+    Map<String, String> routes = settings.routes();
     if (routes.isEmpty()) {
       return;
     }
@@ -309,6 +318,32 @@ public final class HaproxyConfig {
         out.add("  http-request replace-path " + regex + "$ /" + ofApp);
         out.add("  http-request replace-path " + regex + "(/.*)$ \\1" + ofApp);
       }
+    });
+    models(out, routes, settings.models());
+  }
+
+  /**
+   * {@code GET /v1/models} (and {@code /v1/models/{id}}) of each application, answered as the
+   * ingress answers them: a replica knows only its own model. A model id with characters that
+   * do not fit in the config as they are is left to the replicas.
+   */
+  private static void models(List<String> out, Map<String, String> routes,
+      Map<String, List<String>> models) {
+    models.forEach((app, ids) -> {
+      if (!routes.containsValue(app) || !ids.stream().allMatch(id -> PLAIN_ID.matcher(id)
+          .matches())) {
+        return;
+      }
+      String ofApp = " if METH_GET { var(txn.sluice_app) -m str " + app + " } ";
+      out.add("  http-request return status 200 content-type application/json string '"
+          + ModelList.json(ids) + "'" + ofApp + "{ path /v1/models }");
+      for (String id : ids) {
+        out.add("  http-request return status 200 content-type application/json string '"
+            + ModelList.model(id) + "'" + ofApp + "{ path /v1/models/" + id + " }");
+      }
+      out.add("  http-request return status 404 content-type application/json string '"
+          + new ApiError(ApiError.Code.MODEL_NOT_FOUND, "The model does not exist", "model")
+              .toJson() + "'" + ofApp + "{ path_beg /v1/models/ }");
     });
   }
 

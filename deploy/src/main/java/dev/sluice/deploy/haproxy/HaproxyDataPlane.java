@@ -14,11 +14,11 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.ExecutorService;
@@ -98,7 +98,7 @@ public final class HaproxyDataPlane implements AutoCloseable {
         config.getDuration("sluice.ingress.route-timeout").toMillis() / 1000.0, token,
         config.getString("sluice.ingress.session-header"), Map.of(), forwardLimit,
         config.getDuration("sluice.ingress.drain-timeout").toSeconds(), apiKeys.enabled(),
-        apiKeys.hexDigests(), config.getBytes("sluice.ingress.max-request-bytes"), Set.of());
+        apiKeys.hexDigests(), config.getBytes("sluice.ingress.max-request-bytes"), Map.of());
     Path dir = settings.dir().isPresent()
         ? Files.createDirectories(settings.dir().get())
         : Files.createTempDirectory("sluice-haproxy");
@@ -162,11 +162,10 @@ public final class HaproxyDataPlane implements AutoCloseable {
   private void sync(List<ReplicaSet> sets) {
     Map<String, String> routes = new TreeMap<>();
     sets.forEach(set -> routes.put(set.routePrefix(), set.deployment().app()));
-    Map<String, Long> deployments = sets.stream()
-        .collect(Collectors.groupingBy(set -> set.deployment().app(), Collectors.counting()));
-    HaproxyConfig.Settings settings = base.withRoutes(routes)
-        .withRoutedByModel(deployments.entrySet().stream().filter(app -> app.getValue() > 1)
-            .map(Map.Entry::getKey).collect(Collectors.toSet()))
+    Map<String, List<String>> models = new TreeMap<>();
+    sets.forEach(set -> models.computeIfAbsent(set.deployment().app(), app -> new ArrayList<>())
+        .addAll(set.modelIds()));
+    HaproxyConfig.Settings settings = base.withRoutes(routes).withModels(models)
         .withApiKeys(apiKeys.enabled(), apiKeys.hexDigests());
     List<HaproxyConfig.Replica> replicas = sets.stream()
         .flatMap(set -> set.replicas().stream())

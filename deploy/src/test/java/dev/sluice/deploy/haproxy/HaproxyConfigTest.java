@@ -10,7 +10,6 @@ import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -73,8 +72,9 @@ class HaproxyConfigTest {
     Path lua = dir.resolve("sluice_route.lua");
     Files.writeString(lua, HaproxyConfig.lua());
     String config = HaproxyConfig.render(settings("").withRoutes(Map.of("/", "llm", "/chat",
-        "chat", "/chat/v1.team", "team")).withRoutedByModel(Set.of("chat", "gone")), List.of(),
-        lua);
+        "chat", "/chat/v1.team", "team")).withModels(Map.of("chat", List.of("b", "a"),
+            "team", List.of("t"), "llm", List.of("it's"), "gone", List.of("x", "y"))),
+        List.of(), lua);
     String found = "!{ var(txn.sluice_app) -m found }";
     assertThat(config).contains("  http-request set-var(txn.sluice_app) str(team) if " + found
         + " { path /chat/v1.team } || " + found + " { path_beg /chat/v1.team/ }\n"
@@ -85,7 +85,14 @@ class HaproxyConfigTest {
         + "chat }\n")
         .contains("  http-request replace-path ^/chat/v1[.]team(/.*)$ \\1 if "
             + "{ var(txn.sluice_app) -m str team }\n")
-        .doesNotContain("str gone");
+        .contains("  http-request return status 200 content-type application/json string '"
+            + "{\"object\":\"list\",\"data\":[{\"id\":\"a\",\"object\":\"model\",\"created\":0,"
+            + "\"owned_by\":\"sluice\"},{\"id\":\"b\",\"object\":\"model\",\"created\":0,"
+            + "\"owned_by\":\"sluice\"}]}' if METH_GET { var(txn.sluice_app) -m str chat } "
+            + "{ path /v1/models }\n")
+        .contains("if METH_GET { var(txn.sluice_app) -m str team } { path /v1/models/t }\n")
+        .doesNotContain("str gone").doesNotContain("it's")
+        .doesNotContain("sluice_by_model) bool(true) if { var(txn.sluice_app) -m str team }");
     Path file = dir.resolve("haproxy.cfg");
     Files.writeString(file, config);
     HaproxyProcess.check(HaproxyBinary.locate("haproxy"), file);
