@@ -51,6 +51,11 @@ public record ReplicaSet(
     return Optional.empty();
   }
 
+  /** Whether this deployment belongs to {@code app} (to any application when empty). */
+  public boolean inApp(Optional<String> app) {
+    return app.isEmpty() || deployment.app().equals(app.get());
+  }
+
   public boolean serves(String modelId) {
     return modelIds.contains(modelId);
   }

@@ -29,7 +29,8 @@ public final class ReplicaSetView {
    * this view had and no longer has, most recent last.
    */
   private record Snapshot(Map<DeploymentId, ReplicaSet> held, Map<DeploymentId, ReplicaSet> sets,
-      Map<String, ReplicaInfo> byId, Set<String> retired, List<AppRoute> prefixes) {}
+      Map<String, ReplicaInfo> byId, Set<String> retired,
+      List<Map.Entry<String, String>> prefixes) {}
 
   private volatile Snapshot snapshot =
       new Snapshot(Map.of(), Map.of(), Map.of(), Set.of(), List.of());
@@ -57,13 +58,16 @@ public final class ReplicaSetView {
     return true;
   }
 
-  /** Each application's route prefix, the longest first (the order a path is matched in). */
-  private static List<AppRoute> prefixes(Collection<ReplicaSet> sets) {
+  /**
+   * Each route prefix and its application, the longest prefix first (the order a path is
+   * matched in).
+   */
+  private static List<Map.Entry<String, String>> prefixes(Collection<ReplicaSet> sets) {
     Map<String, String> appByPrefix = new HashMap<>();
     sets.forEach(set -> appByPrefix.put(set.routePrefix(), set.deployment().app()));
-    List<AppRoute> prefixes = new ArrayList<>();
-    appByPrefix.forEach((prefix, app) -> prefixes.add(new AppRoute(app, prefix, "/")));
-    prefixes.sort(Comparator.comparingInt((AppRoute r) -> r.prefix().length()).reversed());
+    List<Map.Entry<String, String>> prefixes = new ArrayList<>(appByPrefix.entrySet());
+    prefixes.sort(Comparator.comparingInt(
+        (Map.Entry<String, String> e) -> e.getKey().length()).reversed());
     return List.copyOf(prefixes);
   }
 
@@ -89,10 +93,10 @@ public final class ReplicaSetView {
    * application's prefix takes it (also when no application is known yet).
    */
   public Optional<AppRoute> route(String path) {
-    for (AppRoute app : snapshot.prefixes()) {
-      if (AppRoute.takes(app.prefix(), path)) {
-        return Optional.of(new AppRoute(app.app(), app.prefix(),
-            AppRoute.within(app.prefix(), path)));
+    for (Map.Entry<String, String> prefix : snapshot.prefixes()) {
+      if (AppRoute.takes(prefix.getKey(), path)) {
+        return Optional.of(new AppRoute(prefix.getValue(), prefix.getKey(),
+            AppRoute.within(prefix.getKey(), path)));
       }
     }
     return Optional.empty();
@@ -101,7 +105,7 @@ public final class ReplicaSetView {
   /** Route prefix to application name, for every application known (with replicas or not). */
   public Map<String, String> routePrefixes() {
     Map<String, String> prefixes = new java.util.TreeMap<>();
-    snapshot.prefixes().forEach(app -> prefixes.put(app.prefix(), app.app()));
+    snapshot.prefixes().forEach(prefix -> prefixes.put(prefix.getKey(), prefix.getValue()));
     return prefixes;
   }
 

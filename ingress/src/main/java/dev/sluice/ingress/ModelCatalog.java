@@ -21,7 +21,7 @@ final class ModelCatalog {
   static String list(ReplicaSetView view, Optional<String> app) {
     TreeSet<String> ids = new TreeSet<>();
     for (ReplicaSet set : view.all()) {
-      if (in(set, app)) {
+      if (set.inApp(app)) {
         ids.addAll(set.modelIds());
       }
     }
@@ -30,14 +30,10 @@ final class ModelCatalog {
 
   static Optional<String> find(ReplicaSetView view, Optional<String> app, String id) {
     for (ReplicaSet set : view.all()) {
-      if (in(set, app) && set.serves(id)) {
+      if (set.inApp(app) && set.serves(id)) {
         return Optional.of(ModelList.model(id));
       }
     }
     return Optional.empty();
-  }
-
-  private static boolean in(ReplicaSet set, Optional<String> app) {
-    return app.isEmpty() || set.deployment().app().equals(app.get());
   }
 }

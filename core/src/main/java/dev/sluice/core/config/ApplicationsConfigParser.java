@@ -35,7 +35,20 @@ public final class ApplicationsConfigParser {
   private static final java.util.regex.Pattern ROUTE_PREFIX =
       java.util.regex.Pattern.compile("/|(/[A-Za-z0-9._~-]+)+");
 
+  private static final java.util.regex.Pattern APP_NAME =
+      java.util.regex.Pattern.compile("[A-Za-z0-9_.-]+");
+
   private ApplicationsConfigParser() {}
+
+  /** Whether {@code prefix} is a route prefix this parser takes. */
+  public static boolean isRoutePrefix(String prefix) {
+    return ROUTE_PREFIX.matcher(prefix).matches();
+  }
+
+  /** Whether {@code name} is an application name this parser takes. */
+  public static boolean isAppName(String name) {
+    return APP_NAME.matcher(name).matches();
+  }
 
   public static ApplicationsConfig parseFile(Path file) {
     try {
@@ -112,11 +125,11 @@ public final class ApplicationsConfigParser {
   private static ApplicationConfig application(Node app) {
     app.allowOnly("name", "route_prefix", "llm_configs");
     String name = app.string("name", "default");
-    if (!name.matches("[A-Za-z0-9_.-]+")) {
+    if (!isAppName(name)) {
       throw app.error("name", "'" + name + "' (expected: letters, digits, '_', '.', '-')");
     }
     String prefix = app.string("route_prefix", "/");
-    if (!ROUTE_PREFIX.matcher(prefix).matches()) {
+    if (!isRoutePrefix(prefix)) {
       throw app.error("route_prefix", "'" + prefix + "' (expected: '/' or a path such as "
           + "'/chat' or '/team-a/chat': segments of letters, digits, '.', '_', '~', '-', and no "
           + "trailing '/')");

@@ -27,6 +27,11 @@ public final class ModelField {
 
   private ModelField() {}
 
+  /** A model name as routing carries it: at most one character over {@link #MAX_CHARS}. */
+  public static String capped(String model) {
+    return model.length() > MAX_CHARS ? model.substring(0, MAX_CHARS + 1) : model;
+  }
+
   public static Optional<String> find(byte[] body) {
     if (body.length == 0) {
       return Optional.empty();
@@ -45,9 +50,7 @@ public final class ModelField {
             return Optional.empty();
           }
           seen = true;
-          String text = parser.getText();
-          model = Optional.of(text.length() > MAX_CHARS ? text.substring(0, MAX_CHARS + 1)
-              : text);
+          model = Optional.of(capped(parser.getText()));
         }
         parser.skipChildren();
       }

@@ -1,5 +1,6 @@
 package dev.sluice.deploy.haproxy;
 
+import dev.sluice.core.config.ApplicationsConfigParser;
 import dev.sluice.core.http.ApiError;
 import dev.sluice.core.http.BoundedBody;
 import dev.sluice.core.openai.ModelList;
@@ -32,9 +33,6 @@ public final class HaproxyConfig {
   static final String BACKEND = "sluice_replicas";
   private static final Pattern OUTSIDE = Pattern.compile("[^A-Za-z0-9._-]");
   private static final Pattern DIGEST = Pattern.compile("[0-9a-f]{64}");
-  /** What the config parser takes as a route prefix and an application name. */
-  private static final Pattern ROUTE_PREFIX = Pattern.compile("/|(/[A-Za-z0-9._~-]+)+");
-  private static final Pattern APP_NAME = Pattern.compile("[A-Za-z0-9_.-]+");
   private static final String APP_FOUND = "{ var(txn.sluice_app) -m found }";
   /** A model id HAProxy's config can hold as it is, in a path and in a quoted string. */
   private static final Pattern PLAIN_ID = Pattern.compile("[A-Za-z0-9._:@+/-]+");
@@ -80,7 +78,8 @@ public final class HaproxyConfig {
       models = Collections.unmodifiableMap(sorted);
       routes = Collections.unmodifiableMap(new TreeMap<>(routes));
       routes.forEach((prefix, app) -> {
-        if (!ROUTE_PREFIX.matcher(prefix).matches() || !APP_NAME.matcher(app).matches()) {
+        if (!ApplicationsConfigParser.isRoutePrefix(prefix)
+            || !ApplicationsConfigParser.isAppName(app)) {
           throw new IllegalArgumentException("route prefix " + prefix + " of application " + app
               + ": not one the config parser takes");
         }

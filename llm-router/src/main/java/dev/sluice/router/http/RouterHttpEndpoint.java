@@ -121,9 +121,7 @@ public final class RouterHttpEndpoint {
       } else if (header.is(SluiceHeaders.APP)) {
         app = Optional.of(header.value());
       } else if (header.is(SluiceHeaders.MODEL)) {
-        String named = header.value();
-        model = Optional.of(named.length() > ModelField.MAX_CHARS
-            ? named.substring(0, ModelField.MAX_CHARS + 1) : named);
+        model = Optional.of(ModelField.capped(header.value()));
       } else if (header.is(SluiceHeaders.EXCLUDE)) {
         Arrays.stream(header.value().split(",")).map(String::trim).filter(id -> !id.isEmpty())
             .forEach(excluded::add);

@@ -91,14 +91,9 @@ public final class Deployments {
         request.sessionId(), model, keys.prompt())));
   }
 
-  /** Whether {@code routing} belongs to {@code app} (any application when empty). */
-  private static boolean in(DeploymentRouting routing, Optional<String> app) {
-    return app.isEmpty() || routing.set().deployment().app().equals(app.get());
-  }
-
   private DeploymentRouting serving(String model, Optional<String> app) {
     for (DeploymentRouting candidate : byId.values()) {
-      if (in(candidate, app) && candidate.set().serves(model)) {
+      if (candidate.set().inApp(app) && candidate.set().serves(model)) {
         return candidate;
       }
     }
@@ -109,7 +104,7 @@ public final class Deployments {
   private DeploymentRouting only(Optional<String> app) {
     DeploymentRouting found = null;
     for (DeploymentRouting candidate : byId.values()) {
-      if (in(candidate, app)) {
+      if (candidate.set().inApp(app)) {
         if (found != null) {
           return null;
         }
@@ -122,7 +117,7 @@ public final class Deployments {
   private int count(Optional<String> app) {
     int count = 0;
     for (DeploymentRouting candidate : byId.values()) {
-      count += in(candidate, app) ? 1 : 0;
+      count += candidate.set().inApp(app) ? 1 : 0;
     }
     return count;
   }
@@ -155,7 +150,7 @@ public final class Deployments {
 
   private String servedModels(Optional<String> app) {
     java.util.TreeSet<String> models = new java.util.TreeSet<>();
-    byId.values().stream().filter(routing -> in(routing, app))
+    byId.values().stream().filter(routing -> routing.set().inApp(app))
         .forEach(routing -> models.addAll(routing.set().modelIds()));
     return models.isEmpty() ? "none" : String.join(", ", models);
   }
