@@ -41,9 +41,14 @@ public final class ApplicationsConfigWriter {
     return node;
   }
 
-  /** The tree as block-style YAML, which the parser reads back as it was. */
+  /**
+   * The tree as block-style YAML, which the parser reads back as it was. A string with control
+   * characters is written escaped in double quotes: SnakeYAML's default, {@code !!binary}, is
+   * read back as bytes, which no field takes.
+   */
   public static String yaml(JsonNode tree) {
     DumperOptions options = new DumperOptions();
+    options.setNonPrintableStyle(DumperOptions.NonPrintableStyle.ESCAPE);
     options.setDefaultFlowStyle(DumperOptions.FlowStyle.BLOCK);
     options.setIndicatorIndent(2);
     options.setIndentWithIndicator(true);

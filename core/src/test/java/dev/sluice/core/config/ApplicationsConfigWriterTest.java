@@ -66,6 +66,22 @@ class ApplicationsConfigWriterTest {
   }
 
   @Test
+  void stringsWithControlCharactersAreWrittenAsEscapedTextNotAsBinary() {
+    String config = "{\"applications\": [{\"name\": \"a\", \"llm_configs\": [{"
+        + "\"model_loading_config\": {\"model_id\": \"m\\u0007\"}, \"engine_config\": "
+        + "{\"type\": \"openai-process\", \"command\": [\"srv\", \"{mo\\u001bl}\", \"{port}\"], "
+        + "\"env\": {\"K\": \"tab\\there\\u0001\"}}}]}]}";
+    ApplicationsConfig parsed = ApplicationsConfigParser.parse(config);
+
+    String yaml = ApplicationsConfigWriter.yaml(ApplicationsConfigWriter.tree(parsed));
+
+    assertThat(yaml).doesNotContain("!!binary");
+    assertThat(ApplicationsConfigParser.parse(yaml)).as(yaml).isEqualTo(parsed);
+    assertThat(parsed.applications().get(0).llmConfigs().get(0).engine().command())
+        .containsExactly("srv", "{mo\u001bl}", "{port}");
+  }
+
+  @Test
   void itWritesEveryFieldWithItsDefaultsInBlockStyle() {
     ApplicationsConfig config = ApplicationsConfigParser.parse(
         "applications: [{name: llm, llm_configs: [{model_loading_config: {model_id: m}}]}]");
