@@ -206,11 +206,17 @@ class OpenAiProcessIT {
     assertThat(engines(ProcessHandle.current())).isEmpty();
   }
 
+  /**
+   * Also: with the logging the jar ships ({@code logback.xml}, not the tests' own), the engine's
+   * output reaches the node's log, prefixed with its replica id.
+   */
   @Test
   @Order(5)
   void aNodeKilledWithKill9LeavesNoEngineBehind() throws Exception {
     Path config = TestNodes.appFile(app(1, 5));
-    NodeProcess other = NodeProcess.start(NodeProcesses.JVM, SluiceCli.class, List.of("local",
+    List<String> jvm = new ArrayList<>(NodeProcesses.JVM);
+    jvm.add("-Dlogback.configurationFile=" + SluiceCli.class.getResource("/logback.xml"));
+    NodeProcess other = NodeProcess.start(jvm, SluiceCli.class, List.of("local",
             "--config", config.toString(), "--port", "27311", "--api-port", "27312",
             "--remoting-port", "27313", "--router-port", "27314"),
         java.util.Map.of("SLUICE_REPLICA_PORT_RANGE", "27320-27329"));
@@ -220,6 +226,10 @@ class OpenAiProcessIT {
             List<ProcessHandle> found = engines(other.process.toHandle());
             return found.size() == 1 && running(other) ? Optional.of(found) : Optional.empty();
           }, other);
+      java.util.regex.Pattern engineLine = java.util.regex.Pattern.compile(
+          "\\[llm#ext#[a-z0-9]+\\] Simulated engine serving ext at http://");
+      Await.untilOk(Duration.ofSeconds(10), "the engine's output in the node's log",
+          () -> engineLine.matcher(other.output()).find());
       other.process.destroyForcibly();  // SIGKILL: no shutdown hook runs
       other.process.waitFor();
 

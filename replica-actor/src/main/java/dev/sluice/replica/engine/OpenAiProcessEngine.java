@@ -266,6 +266,9 @@ public final class OpenAiProcessEngine implements Engine {
     if (started.completeExceptionally(new IOException((stopped ? "the engine was stopped"
         : "the engine exited with code " + code) + " before it answered 200 on " + health
         + "; its last output:\n" + launched.lastOutput()))) {
+      if (stopped) {
+        log.info("Engine {}: stopped while starting (exit code {})", name, code);
+      }
       return;
     }
     if (stopped) {
