@@ -136,21 +136,4 @@ public final class ReplicaSetView {
   public boolean retired(String replicaId) {
     return snapshot.retired().contains(replicaId);
   }
-
-  /**
-   * The deployment a request goes to: the one serving {@code model} if given, else the only
-   * deployment there is.
-   */
-  public Optional<ReplicaSet> resolve(Optional<String> model) {
-    Map<DeploymentId, ReplicaSet> sets = snapshot.sets();
-    if (model.isPresent()) {
-      for (ReplicaSet set : sets.values()) {
-        if (set.serves(model.get())) {
-          return Optional.of(set);
-        }
-      }
-      return Optional.empty();
-    }
-    return sets.size() == 1 ? Optional.of(sets.values().iterator().next()) : Optional.empty();
-  }
 }
