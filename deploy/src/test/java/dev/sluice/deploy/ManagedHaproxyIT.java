@@ -173,6 +173,20 @@ class ManagedHaproxyIT {
         assertThat(TestNodes.get(port, "/chatbot/v1/models").statusCode())
             .as("a prefix takes whole segments: the root application's 404").isEqualTo(404);
       }
+      // The request's own mistakes get the same answer from both: a model the application does
+      // not serve (the root's model `sim` is not `chat`'s `nope`), and none where it has two.
+      Map<String, Integer> mistakes = Map.of(sim.replace("\"sim\"", "\"nope\""), 404,
+          "{\"messages\":[{\"role\":\"user\",\"content\":\"x\"}]}", 400);
+      for (String body : mistakes.keySet()) {
+        HttpResponse<String> viaIngress = TestNodes.post(ingress, "/chat" + CHAT, body);
+        HttpResponse<String> viaHaproxy = TestNodes.post(PREFIX_PORT, "/chat" + CHAT, body);
+        assertThat(viaIngress.statusCode()).as(viaIngress.body()).isEqualTo(mistakes.get(body));
+        assertThat(viaHaproxy.statusCode()).as(viaHaproxy.body())
+            .isEqualTo(viaIngress.statusCode());
+        assertThat(Sse.json(viaHaproxy.body())).isEqualTo(Sse.json(viaIngress.body()));
+        assertThat(viaHaproxy.headers().firstValue("x-serve-reason"))
+            .isEqualTo(viaIngress.headers().firstValue("x-serve-reason"));
+      }
       // Without a root application, a path under no prefix is 404 from both.
       TestNodes.api(two.apiPort().orElseThrow(), "PUT", "/api/applications",
           apps.substring(apps.indexOf("  - name: chat")).replace("  - name: chat",

@@ -234,6 +234,17 @@ public final class HaproxyConfig {
     // With no application known yet every POST asks the router, which says why it cannot route.
     out.add("  http-request lua.sluice_route if METH_POST"
         + (settings.routes().isEmpty() ? "" : " " + APP_FOUND));
+    // The request's own mistakes, as the ingress answers them (Answers.notRouted): a model no
+    // deployment of the application serves, or none named where several are.
+    String detail = "%[var(txn.sluice_detail),json(utf8s)]";
+    out.add("  http-request return status 404 content-type application/json lf-string '"
+        + new ApiError(ApiError.Code.MODEL_NOT_FOUND, detail, "model").toJson()
+        + "' hdr X-Serve-Reason model_not_found if { var(txn.sluice_reason) -m str "
+        + "model_not_found }");
+    out.add("  http-request return status 400 content-type application/json lf-string '"
+        + ApiError.invalid("model", detail).toJson()
+        + "' hdr X-Serve-Reason model_required if { var(txn.sluice_reason) -m str "
+        + "model_required }");
     // Fail closed: the reason (and the router's detail, when it gave one) before any backend.
     String failed = "  http-request return status 503 content-type text/plain lf-string "
         + "\"Ingress request router failed: %[var(txn.sluice_reason)]\" "

@@ -231,6 +231,12 @@ local function ask_router(txn, body, cut, excluded)
     -- The router's own words (bounded, printable only) go to the client as x-sluice-detail.
     local detail = answer:match('"detail"%s*:%s*"([^"]*)"') or ("HTTP " .. tostring(code))
     txn:set_var("txn.sluice_detail", (detail:gsub("[^%w%p ]", "_")):sub(1, 200))
+    -- The client's own mistake, not a routing failure: the config answers it as the ingress
+    -- does (404 model_not_found, 400 naming model), still before any backend.
+    local reason = code == 503 and answer:match('"reason"%s*:%s*"([%w_]+)"')
+    if reason == "model_not_found" or reason == "model_required" then
+      return nil, reason
+    end
     return nil, "router_non_200"
   end
   local id = answer:match('"replica_id"%s*:%s*"([^"\\,]+)"')

@@ -41,7 +41,10 @@ import org.apache.pekko.stream.Materializer;
  * node. Body: the client's JSON or nothing (its model and prompt are read, unless
  * {@code x-body-truncated} says it was cut: then there is no routing key); {@code x-sluice-exclude}
  * names replicas not to choose (at most 8; a data plane that does not know a replica yet asks
- * again without it). 200 {@code {"host","port","replica_id"}}; 503 {@code {"detail"}}.
+ * again without it). 200 {@code {"host","port","replica_id"}}; 503 {@code {"detail"}}, and when
+ * the router found nothing to route to, also {@code "reason"}, in the body and in
+ * {@code X-Serve-Reason} ({@link dev.sluice.core.http.ServeReason}: a data plane answers
+ * {@code model_not_found} and {@code model_required} as the ingress does, 404 and 400).
  * {@code GET /health} answers {@code {"status":"ok"}}. With a cluster token set, {@code
  * /internal/route} needs it ({@code Authorization: Bearer <token>}; 401 otherwise).
  */
@@ -173,7 +176,10 @@ public final class RouterHttpEndpoint {
           + replica.port() + ",\"replica_id\":" + JsonText.quote(replica.id().toString()) + "}");
     }
     RouteResult.NotRouted notRouted = (RouteResult.NotRouted) result;
-    return json(503, detail(notRouted.detail()));
+    String reason = notRouted.reason().value();
+    return json(503, "{\"detail\":" + JsonText.quote(notRouted.detail()) + ",\"reason\":"
+        + JsonText.quote(reason) + "}").addHeader(HttpHeader.parse(SluiceHeaders.SERVE_REASON,
+        reason));
   }
 
   /**
