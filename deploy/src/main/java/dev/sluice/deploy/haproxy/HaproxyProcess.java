@@ -172,8 +172,6 @@ public final class HaproxyProcess implements AutoCloseable {
   private static void logLine(Logger logger, String line) {
     if (line.contains("[ALERT]")) {
       logger.error("{}", line);
-    } else if (line.contains("[WARNING]")) {
-      logger.warn("{}", line);
     } else {
       logger.info("{}", line);
     }
