@@ -32,7 +32,7 @@ public final class FatalLoopMain {
       }
 
       @Override
-      public CompletionStage<Decision> retry(SpliceRequest request, Decision.Forward refused) {
+      public CompletionStage<Decision> retry(SpliceRequest request, java.util.List<String> refused) {
         return decide(request);
       }
 

@@ -10,6 +10,7 @@ import dev.sluice.ingress.splice.Decision;
 import dev.sluice.ingress.splice.SpliceDispatcher;
 import dev.sluice.ingress.splice.SpliceRequest;
 import dev.sluice.router.RouteRequest;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -51,8 +52,8 @@ final class SpliceRouting implements SpliceDispatcher {
   }
 
   @Override
-  public CompletionStage<Decision> retry(SpliceRequest request, Decision.Forward refused) {
-    // With the refusing replica excluded there may be nothing left: the client learns that the
+  public CompletionStage<Decision> retry(SpliceRequest request, List<String> refused) {
+    // With the refusing replicas excluded there may be nothing left: the client learns that the
     // replica was unreachable (what happened), not that the deployment has no replicas.
     LocalRoutes.Target target = local.target(request.path());
     if (target == null) {
@@ -60,13 +61,18 @@ final class SpliceRouting implements SpliceDispatcher {
       return CompletableFuture.completedFuture(new Decision.Respond(
           local.answer(request.method(), request.path(), request.requestId())));
     }
-    return forward(routeRequest(request, target).excluding(refused.replicaId()),
-        target.upstream(request.target()))
+    RouteRequest without = routeRequest(request, target);
+    for (String replicaId : refused) {
+      without = without.excluding(replicaId);
+    }
+    String last = refused.get(refused.size() - 1);
+    return forward(without, target.upstream(request.target()))
         .thenApply(decision -> decision instanceof Decision.Respond respond
             && ServeReason.NO_REPLICAS.value().equals(respond.answer().header("x-serve-reason"))
             ? new Decision.Respond(Answers.upstreamFailed(UpstreamFailure.UNREACHABLE,
-                request.requestId(), refused.replicaId(),
-                "connection refused, and no other replica to route to"))
+                request.requestId(), last, "connection refused, and no other replica to route "
+                    + "to" + (refused.size() > 1 ? " (refused too: " + String.join(", ",
+                    refused.subList(0, refused.size() - 1)) + ")" : "")))
             : decision);
   }
 

@@ -11,6 +11,7 @@ import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
 import org.slf4j.Logger;
@@ -212,18 +213,19 @@ final class ClientConnection implements EventLoop.Handler {
     continueSent = false;
     state = State.DECIDING;
     dispatcher.decide(request).whenCompleteAsync((decision, failure) ->
-        decided(request, http10, decision, failure, false), loop);
+        decided(request, http10, decision, failure, List.of()), loop);
   }
 
   /**
-   * The replica {@code refused} turned the request away before any byte of it was sent: one more
-   * decision, without that replica (a second refusal is answered).
+   * The replicas {@code refused} turned the request away before any byte of it was sent: one
+   * more decision, without them ({@link Exchange#MAX_REPLICAS_TRIED} in all, then a refusal is
+   * answered).
    */
-  void reroute(SpliceRequest request, Decision.Forward refused) {
+  void reroute(SpliceRequest request, List<String> refused) {
     exchange = null;
     state = State.DECIDING;
     dispatcher.retry(request, refused).whenCompleteAsync((decision, failure) ->
-        decided(request, false, decision, failure, true), loop);
+        decided(request, false, decision, failure, refused), loop);
   }
 
   private void sendContinue() {
@@ -234,7 +236,7 @@ final class ClientConnection implements EventLoop.Handler {
   }
 
   private void decided(SpliceRequest request, boolean http10, Decision decision,
-      Throwable failure, boolean rerouted) {
+      Throwable failure, List<String> refused) {
     if (state != State.DECIDING || !loop.running()) {
       if (decision instanceof Decision.Forward forward) {
         forward.lease().release();  // the connection was closed while the router was choosing
@@ -261,7 +263,7 @@ final class ClientConnection implements EventLoop.Handler {
         return;
       }
       state = State.FORWARDING;
-      exchange = new Exchange(this, forward, request, dispatcher, rerouted);
+      exchange = new Exchange(this, forward, request, dispatcher, refused);
       exchange.start();
     }
   }

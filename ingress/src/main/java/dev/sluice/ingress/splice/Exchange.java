@@ -8,6 +8,7 @@ import dev.sluice.ingress.edge.HopByHop;
 import dev.sluice.ingress.edge.UpstreamFailure;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import org.slf4j.Logger;
@@ -21,6 +22,11 @@ import org.slf4j.LoggerFactory;
 final class Exchange {
 
   private static final Logger log = LoggerFactory.getLogger(Exchange.class);
+  /**
+   * How many replicas a request is offered to when each refuses the connection before any byte
+   * is sent (a node just died and the cluster has not noticed yet): as HAProxy's Lua action.
+   */
+  static final int MAX_REPLICAS_TRIED = 3;
 
   private final ClientConnection client;
   private final Decision.Forward target;
@@ -31,8 +37,8 @@ final class Exchange {
   private InetSocketAddress address;
   private UpstreamConnection upstream;
   private boolean retried;
-  /** This is already the second replica tried: a refusal now is answered, not rerouted. */
-  private final boolean rerouted;
+  /** The replicas that refused this request before this one, in order. */
+  private final List<String> refused;
   private boolean headSent;
   /**
    * The client's head, held back while body bytes of the same read follow it: head and first
@@ -46,9 +52,9 @@ final class Exchange {
   private boolean leaseSettled;
 
   Exchange(ClientConnection client, Decision.Forward target, SpliceRequest request,
-      SpliceDispatcher dispatcher, boolean rerouted) {
+      SpliceDispatcher dispatcher, List<String> refused) {
     this.client = client;
-    this.rerouted = rerouted;
+    this.refused = refused;
     this.target = target;
     this.request = request;
     this.dispatcher = dispatcher;
@@ -178,13 +184,15 @@ final class Exchange {
       upstream.send(this, bytes);
       return;
     }
-    if (unsent && !headSent && !rerouted) {
+    if (unsent && !headSent && refused.size() + 1 < MAX_REPLICAS_TRIED) {
       ended = true;
       releaseLease();
       client.loop.stats.rerouted();
       log.info("Request {}: replica {} refused it before any byte was sent ({}): asking the "
           + "router for another replica", request.requestId(), target.replicaId(), detail);
-      client.reroute(request, target);
+      List<String> refusedNow = new ArrayList<>(refused);
+      refusedNow.add(target.replicaId());
+      client.reroute(request, List.copyOf(refusedNow));
       return;
     }
     fail(failure, detail);

@@ -2,6 +2,7 @@ package dev.sluice.ingress.splice;
 
 import dev.sluice.ingress.edge.Answer;
 import dev.sluice.ingress.edge.UpstreamFailure;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletionStage;
 
@@ -19,10 +20,11 @@ public interface SpliceDispatcher {
   CompletionStage<Decision> decide(SpliceRequest request);
 
   /**
-   * Decides again a request whose chosen replica refused it before any byte was sent: forward it
-   * elsewhere (never to {@code refused}'s replica), or answer it.
+   * Decides again a request whose chosen replicas refused it before any byte was sent: forward it
+   * elsewhere (never to one of {@code refused}, the replica ids in the order they refused, the
+   * last the one just tried), or answer it.
    */
-  CompletionStage<Decision> retry(SpliceRequest request, Decision.Forward refused);
+  CompletionStage<Decision> retry(SpliceRequest request, List<String> refused);
 
   /** The answer for a forwarded request that failed before its response head. */
   Answer upstreamFailed(Decision.Forward target, SpliceRequest request, UpstreamFailure failure,

@@ -22,8 +22,8 @@ public final class SpliceStats {
       "ingress_streams_cut_total", "Answers in flight the splice cut because bytes stopped "
           + "moving, by side (replica_silent, client_stalled)", "reason");
   private static final Counter REROUTES = SluiceMetrics.global().counter(
-      "ingress_reroutes_total", "Requests sent to a second replica because the first refused "
-          + "the connection before any byte of the request was sent");
+      "ingress_reroutes_total", "Requests sent to another replica because the one chosen "
+          + "refused the connection before any byte of the request was sent");
 
   final IngressObserver observer;
   private final Map<String, LongAdder> rejections = new ConcurrentHashMap<>();

@@ -13,7 +13,7 @@ abstract class DecidingDispatcher implements SpliceDispatcher {
   }
 
   @Override
-  public CompletionStage<Decision> retry(SpliceRequest request, Decision.Forward refused) {
+  public CompletionStage<Decision> retry(SpliceRequest request, java.util.List<String> refused) {
     return decide(request);
   }
 

@@ -64,10 +64,15 @@ class SpliceServerIT {
 
   private final List<RecordingLease> leases = new java.util.concurrent.CopyOnWriteArrayList<>();
   private volatile int upstreamPort;
-  /** Where a retried request goes (the replica whose connection was refused is excluded). */
+  /**
+   * Where a retried request goes: after one refusal to replica-2 at {@code retryPort}, after two
+   * to replica-3 at {@code secondRetryPort} (the same port unless a test sets it).
+   */
   private volatile int retryPort;
-  /** The replicas the splice asked the dispatcher to exclude, one per retry. */
-  private final List<String> excluded = new java.util.concurrent.CopyOnWriteArrayList<>();
+  private volatile int secondRetryPort = -1;
+  /** The replicas the splice asked the dispatcher to exclude, one list per retry. */
+  private final List<List<String>> excluded =
+      new java.util.concurrent.CopyOnWriteArrayList<>();
   private final CompletableFuture<Integer> slowDecision = new CompletableFuture<>();
   private ScriptedUpstream upstream;
   private SpliceServer server;
@@ -100,12 +105,14 @@ class SpliceServerIT {
     }
 
     @Override
-    public CompletionStage<Decision> retry(SpliceRequest request, Decision.Forward refused) {
-      excluded.add(refused.replicaId());
+    public CompletionStage<Decision> retry(SpliceRequest request, List<String> refused) {
+      excluded.add(refused);
       RecordingLease lease = new RecordingLease();
       leases.add(lease);
-      return CompletableFuture.completedFuture(new Decision.Forward("127.0.0.1", retryPort,
-          "replica-2", List.of(), lease));
+      boolean second = refused.size() > 1 && secondRetryPort > 0;
+      return CompletableFuture.completedFuture(new Decision.Forward("127.0.0.1",
+          second ? secondRetryPort : retryPort, "replica-" + (refused.size() + 1), List.of(),
+          lease));
     }
 
     @Override
@@ -383,7 +390,7 @@ class SpliceServerIT {
       assertThat(response.status()).isEqualTo(200);
       assertThat(response.header("x-sluice-replica")).isEqualTo("replica-2");
     }
-    assertThat(excluded).containsExactly("replica-1");
+    assertThat(excluded).containsExactly(List.of("replica-1"));
     assertThat(upstream.requests.poll(10, TimeUnit.SECONDS)).contains("{\"n\":1}");
     leases.get(1).awaitEnd();
     assertThat(leases).hasSize(2).allSatisfy(lease -> assertThat(lease.releases).hasValue(1));
@@ -391,7 +398,28 @@ class SpliceServerIT {
   }
 
   @Test
-  void secondRefusalGetsTheDispatchersAnswer() throws Exception {
+  void aReplicaAcceptingAfterTwoRefusalsServesTheRequest() throws Exception {
+    try (ServerSocket closed = new ServerSocket(0)) {
+      upstreamPort = closed.getLocalPort();
+      retryPort = closed.getLocalPort();
+    }
+    secondRetryPort = upstream.port();
+    try (Socket socket = client()) {
+      socket.getOutputStream().write(ascii(post("/v1/chat/completions", "{\"n\":3}")));
+      RawHttp.Response response = RawHttp.response(new BufferedInputStream(
+          socket.getInputStream()));
+      assertThat(response.status()).isEqualTo(200);
+      assertThat(response.header("x-sluice-replica")).isEqualTo("replica-3");
+    }
+    assertThat(excluded).containsExactly(List.of("replica-1"), List.of("replica-1", "replica-2"));
+    assertThat(upstream.requests.poll(10, TimeUnit.SECONDS)).contains("{\"n\":3}");
+    leases.get(2).awaitEnd();
+    assertThat(leases).hasSize(3).allSatisfy(lease -> assertThat(lease.releases).hasValue(1));
+    assertThat(server.stats().reroutes()).isEqualTo(2);
+  }
+
+  @Test
+  void aThirdRefusalGetsTheDispatchersAnswer() throws Exception {
     try (ServerSocket closed = new ServerSocket(0)) {
       upstreamPort = closed.getLocalPort();
       retryPort = closed.getLocalPort();
@@ -403,8 +431,8 @@ class SpliceServerIT {
       assertThat(response.status()).isEqualTo(502);
       assertThat(response.body()).isEqualTo("UNREACHABLE");
     }
-    assertThat(excluded).containsExactly("replica-1");
-    assertThat(leases).hasSize(2).allSatisfy(lease -> assertThat(lease.releases).hasValue(1));
+    assertThat(excluded).containsExactly(List.of("replica-1"), List.of("replica-1", "replica-2"));
+    assertThat(leases).hasSize(3).allSatisfy(lease -> assertThat(lease.releases).hasValue(1));
   }
 
   @Test
