@@ -40,6 +40,8 @@ class HaproxyDataPlaneIT {
   private static final int BODY_ROUTER_PORT = 19190;
   private static final int MODEL_PORT = 19193;
   private static final int MODEL_ROUTER_PORT = 19194;
+  private static final int DEAD_PORT = 19195;
+  private static final int DEAD_ROUTER_PORT = 19196;
   private static final String CHAT = "/v1/chat/completions";
 
   private static SluiceNode node;
@@ -317,6 +319,66 @@ class HaproxyDataPlaneIT {
     });
     router.start();
     return router;
+  }
+
+  /**
+   * A replica that died before the cluster noticed (the router still picks it): the request
+   * pinned to it fails closed as the ingress's would, and its server is marked down at once, so
+   * the requests after it have the router pick again without it.
+   */
+  @Test
+  void aPinnedReplicaThatRefusesFailsClosedAndIsLeftOutAfterwards() throws Exception {
+    HaproxyConfig.Replica live = replicas(node).get(0);
+    int deadPort;
+    try (java.net.ServerSocket closed = new java.net.ServerSocket(0)) {
+      deadPort = closed.getLocalPort();
+    }
+    HaproxyConfig.Replica dead = new HaproxyConfig.Replica(live.id().replaceAll("#[^#]+$",
+        "#dead0000"), "127.0.0.1", deadPort);
+    List<String> excludes = new java.util.concurrent.CopyOnWriteArrayList<>();
+    var router = com.sun.net.httpserver.HttpServer.create(
+        new java.net.InetSocketAddress("127.0.0.1", DEAD_ROUTER_PORT), 16);
+    router.createContext("/internal/route", exchange -> {
+      String exclude = exchange.getRequestHeaders().getFirst("x-sluice-exclude");
+      excludes.add(String.valueOf(exclude));
+      HaproxyConfig.Replica pick = dead.id().equals(exclude) ? live : dead;
+      byte[] bytes = ("{\"host\":\"127.0.0.1\",\"port\":1,\"replica_id\":\"" + pick.id()
+          + "\"}").getBytes(java.nio.charset.StandardCharsets.UTF_8);
+      exchange.sendResponseHeaders(200, bytes.length);
+      exchange.getResponseBody().write(bytes);
+      exchange.close();
+    });
+    router.start();
+    Path dir = Files.createTempDirectory("sluice-haproxy-dead");
+    Path lua = dir.resolve("sluice_route.lua");
+    Files.writeString(lua, HaproxyConfig.lua());
+    HaproxyConfig.Settings settings = new HaproxyConfig.Settings("127.0.0.1", DEAD_PORT,
+        "127.0.0.1", DEAD_ROUTER_PORT, 5, "", "x-session-id", routes(node));
+    // The dead replica's health checks go to the live one's port: they keep its server up, so
+    // that only the refused connection itself can mark it down (a failed check would, too, at a
+    // moment the test does not control).
+    String config = HaproxyConfig.render(settings, List.of(live, dead), lua).replace(
+        "127.0.0.1:" + deadPort + " check ", "127.0.0.1:" + deadPort + " check port "
+            + live.port() + " ");
+    assertThat(config).contains("check port " + live.port());
+    String chat = "{\"messages\":[{\"role\":\"user\",\"content\":\"x\"}]}";
+    try (Haproxy haproxy = Haproxy.withConfig(dir, config, DEAD_PORT)) {
+      HttpResponse<String> refused = TestNodes.post(DEAD_PORT, CHAT, chat);
+      assertThat(refused.statusCode()).as(refused.body()).isEqualTo(503);
+      assertThat(refused.headers().firstValue("x-serve-reason")).hasValue("replica_unreachable");
+      assertThat(refused.body()).isEqualTo("Ingress request router failed: replica_unreachable");
+      assertThat(excludes).containsExactly("null");
+
+      for (int i = 0; i < 3; i++) {
+        HttpResponse<String> served = TestNodes.post(DEAD_PORT, CHAT, chat);
+        assertThat(served.statusCode()).as(served.body()).isEqualTo(200);
+        assertThat(served.headers().firstValue("x-sluice-served-by")).hasValue(live.id());
+      }
+      assertThat(excludes).containsExactly("null", "null", dead.id(), "null", dead.id(), "null",
+          dead.id());
+    } finally {
+      router.stop(0);
+    }
   }
 
   @Test

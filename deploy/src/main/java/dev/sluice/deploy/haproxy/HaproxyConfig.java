@@ -209,6 +209,10 @@ public final class HaproxyConfig {
     // Tokens are small writes: with Nagle's algorithm on (HAProxy's default) each waits for the
     // client's delayed ACK, 40 to 200 ms. Ray defaults this on too (RAY_SERVE_HAPROXY_TCP_NODELAY).
     out.add("  option http-no-delay");
+    // A pinned request cannot go to another server, and trying the same one again after a
+    // refusal (HAProxy's default: 3 times, a second apart) only holds the client 3 s longer
+    // before the same 503: a replica that refuses is gone or not yet there.
+    out.add("  retries 0");
     errorPages(out);
     out.add("");
     out.add("frontend sluice");
@@ -278,8 +282,11 @@ public final class HaproxyConfig {
       out.add("  use-server " + name + " if { var(txn.sluice_server) -m str " + name + " }");
     }
     for (Replica replica : replicas) {
+      // A failed connection marks the server down at once (the health checks bring it back):
+      // the Lua action then has the router pick again without it, where waiting for 3 failed
+      // checks (6 s) sent every request the router still gave it to a dead replica.
       out.add("  server " + serverName(replica.id()) + " " + replica.host() + ":"
-          + replica.port() + " check inter 2s");
+          + replica.port() + " check inter 2s observe layer4 error-limit 1 on-error mark-down");
     }
     return String.join("\n", out) + "\n";
   }
@@ -369,7 +376,11 @@ public final class HaproxyConfig {
     errorPage(out, ApiError.Code.INTERNAL, "HAProxy failed on this request");
     errorPage(out, ApiError.Code.UPSTREAM_FAILED,
         "The replica failed: its answer was cut off or not valid HTTP");
-    errorPage(out, ApiError.Code.UNAVAILABLE, "No replica is available");
+    // No connection to the pinned replica's server (or none up, for an unpinned request): as
+    // the ingress answers a replica that refuses, fail closed with the reason.
+    out.add("  http-error status 503 content-type text/plain string \"Ingress request router "
+        + "failed: replica_unreachable\" hdr X-Serve-Reason replica_unreachable "
+        + "hdr x-sluice-detail \"HAProxy could not connect to the replica's server\"");
     errorPage(out, ApiError.Code.UPSTREAM_TIMEOUT,
         "The replica did not answer within " + SERVER_TIMEOUT_S + " s");
   }
