@@ -58,6 +58,8 @@ public final class HaproxyDataPlane implements AutoCloseable {
   private String rendered = "";
   /** The replica sets of the last change (null before the first). */
   private volatile List<ReplicaSet> lastSets;
+  /** Set by {@link #close}: no reload starts after it. */
+  private volatile boolean closing;
 
   private HaproxyDataPlane(HaproxyBinary binary, HaproxyConfig.Settings base, ApiKeys apiKeys,
       Path dir, boolean ownDir, SluiceMetrics metrics) {
@@ -146,12 +148,12 @@ public final class HaproxyDataPlane implements AutoCloseable {
   public void onReplicaSets(Collection<ReplicaSet> sets) {
     List<ReplicaSet> copy = List.copyOf(sets);
     lastSets = copy;
-    syncs.execute(() -> sync(copy));
+    later(() -> sync(copy));
   }
 
   /** The API keys changed (a reloaded keys file): sync HAProxy to them, off this thread. */
   public void onApiKeysChanged() {
-    syncs.execute(() -> {
+    later(() -> {
       List<ReplicaSet> sets = lastSets;
       if (sets != null) {
         sync(sets);
@@ -159,7 +161,19 @@ public final class HaproxyDataPlane implements AutoCloseable {
     });
   }
 
+  /** Runs {@code task} on the sync thread, in order; not once closing. */
+  private void later(Runnable task) {
+    try {
+      syncs.execute(task);
+    } catch (java.util.concurrent.RejectedExecutionException closed) {
+      log.debug("HAProxy data plane closing: no more syncs");
+    }
+  }
+
   private void sync(List<ReplicaSet> sets) {
+    if (closing) {
+      return;
+    }
     Map<String, String> routes = new TreeMap<>();
     sets.forEach(set -> routes.put(set.routePrefix(), set.deployment().app()));
     Map<String, List<String>> models = new TreeMap<>();
@@ -234,8 +248,15 @@ public final class HaproxyDataPlane implements AutoCloseable {
   /** Soft-stops HAProxy (streams in flight finish, up to the drain timeout). */
   @Override
   public void close() throws InterruptedException {
-    syncs.shutdownNow();
-    syncs.awaitTermination(10, TimeUnit.SECONDS);
+    // A reload under way finishes first (its new worker up): a soft stop that reached the master
+    // mid-reload left the new worker without its sockets and the node's stop waiting the whole
+    // drain timeout (seen when replica nodes left as their control node stopped).
+    closing = true;
+    syncs.shutdown();
+    if (!syncs.awaitTermination(reloadTimeout.toSeconds() + 5, TimeUnit.SECONDS)) {
+      syncs.shutdownNow();
+      syncs.awaitTermination(10, TimeUnit.SECONDS);
+    }
     if (process != null) {
       process.close();
     }
