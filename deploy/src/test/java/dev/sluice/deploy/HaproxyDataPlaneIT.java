@@ -107,6 +107,34 @@ class HaproxyDataPlaneIT {
   }
 
   /**
+   * The ingress's rule for request ids: the client's one safe {@code x-request-id} is kept, any
+   * other gets a new UUID; the replica names the completion after it, and every answer, HAProxy's
+   * own included, carries it.
+   */
+  @Test
+  void requestIdsFollowTheIngresssRule() throws Exception {
+    String chat = "{\"messages\":[{\"role\":\"user\",\"content\":\"x\"}]}";
+    HttpResponse<String> kept = TestNodes.post(ROUTED_PORT, CHAT, chat,
+        "x-request-id", "rid-7.a:b_c");
+    assertThat(kept.headers().firstValue("x-request-id")).hasValue("rid-7.a:b_c");
+    assertThat(Sse.json(kept.body()).path("id").asText()).isEqualTo("chatcmpl-rid-7.a:b_c");
+    List<String[]> unsafe = List.of(new String[] {"x-request-id", "a b"},
+        new String[] {"x-request-id", "x".repeat(129)}, new String[] {"x-request-id", "a,b"},
+        new String[] {"x-request-id", "one", "x-request-id", "two"}, new String[] {});
+    for (String[] headers : unsafe) {
+      HttpResponse<String> replaced = TestNodes.post(ROUTED_PORT, CHAT, chat, headers);
+      String id = replaced.headers().firstValue("x-request-id").orElseThrow();
+      assertThat(id).as(String.join(" ", headers))
+          .matches("[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[0-9a-f]{4}-[0-9a-f]{12}");
+      assertThat(Sse.json(replaced.body()).path("id").asText()).isEqualTo("chatcmpl-" + id);
+    }
+    HttpResponse<String> failed = TestNodes.post(NO_ROUTER_PORT, CHAT, chat,
+        "x-request-id", "rid-8");
+    assertThat(failed.statusCode()).isEqualTo(503);
+    assertThat(failed.headers().firstValue("x-request-id")).hasValue("rid-8");
+  }
+
+  /**
    * HAProxy's default holds a response's small writes back for more (MSG_MORE, Nagle's
    * algorithm): a streamed answer then leaves in 16 KiB lumps or after about 200 ms, not as its
    * tokens come. The generated config turns that off, as Ray does. 500 tokens at 1 ms each

@@ -3,6 +3,7 @@ package dev.sluice.deploy.haproxy;
 import dev.sluice.core.config.ApplicationsConfigParser;
 import dev.sluice.core.http.ApiError;
 import dev.sluice.core.http.BoundedBody;
+import dev.sluice.core.http.RequestIds;
 import dev.sluice.core.openai.ModelList;
 import dev.sluice.ingress.edge.ApiKeys;
 import java.io.IOException;
@@ -219,6 +220,7 @@ public final class HaproxyConfig {
     out.add("  bind " + settings.bindHost() + ":" + settings.bindPort());
     out.add("  http-request return status 200 content-type text/plain string ok "
         + "if { path /-/healthz }");
+    requestIds(out);
     apiKeys(out, settings.apiKeysRequired(), settings.apiKeyDigests());
     // A body over the limit is the replica's to refuse: it reads it to its end first (up to
     // BoundedBody.serverCap), so that a client still sending gets the 413. HAProxy answering
@@ -362,6 +364,21 @@ public final class HaproxyConfig {
           + new ApiError(ApiError.Code.MODEL_NOT_FOUND, "The model does not exist", "model")
               .toJson() + "'" + ofApp + "{ path_beg /v1/models/ }");
     });
+  }
+
+  /**
+   * The ingress's request id rule ({@link RequestIds}): the client's one
+   * {@code x-request-id} if it is 1 to 128 characters of {@code [A-Za-z0-9._:-]}, else a new
+   * UUID; the replica gets it (it names the completion after it), and so does the router, and
+   * every answer carries it back, HAProxy's own included.
+   */
+  private static void requestIds(List<String> out) {
+    out.add("  http-request set-header x-request-id %[uuid] unless "
+        + "{ req.hdr_cnt(x-request-id) eq 1 } { req.fhdr(x-request-id) -m reg "
+        + "^[A-Za-z0-9._:-]{1," + RequestIds.MAX_LENGTH + "}$ }");
+    out.add("  http-request set-var(txn.sluice_request_id) req.fhdr(x-request-id)");
+    out.add("  http-after-response set-header x-request-id %[var(txn.sluice_request_id)] "
+        + "if { var(txn.sluice_request_id) -m found }");
   }
 
   /**

@@ -207,6 +207,11 @@ local function ask_router(txn, body, cut, excluded)
   if model and model:match("^[%w%p ]+$") then
     request = request .. "X-Sluice-Model: " .. model .. "\r\n"
   end
+  -- The request's id, as the config set it (the client's when safe, else a new UUID).
+  local request_id = txn:get_var("txn.sluice_request_id")
+  if request_id and request_id:match("^[%w%._:%-]+$") then
+    request = request .. "X-Request-Id: " .. request_id .. "\r\n"
+  end
   local session = txn.http:req_get_headers()[session_header]
   session = session and safe(session[0])
   if session then
