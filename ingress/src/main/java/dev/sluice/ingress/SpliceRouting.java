@@ -61,12 +61,9 @@ final class SpliceRouting implements SpliceDispatcher {
       return CompletableFuture.completedFuture(new Decision.Respond(
           local.answer(request.method(), request.path(), request.requestId())));
     }
-    RouteRequest without = routeRequest(request, target);
-    for (String replicaId : refused) {
-      without = without.excluding(replicaId);
-    }
     String last = refused.get(refused.size() - 1);
-    return forward(without, target.upstream(request.target()))
+    return forward(routeRequest(request, target).excluding(refused),
+        target.upstream(request.target()))
         .thenApply(decision -> decision instanceof Decision.Respond respond
             && ServeReason.NO_REPLICAS.value().equals(respond.answer().header("x-serve-reason"))
             ? new Decision.Respond(Answers.upstreamFailed(UpstreamFailure.UNREACHABLE,

@@ -78,8 +78,13 @@ public record RouteRequest(String requestId, Optional<String> sessionId,
 
   /** The same request, not to be sent to {@code replicaId} again. */
   public RouteRequest excluding(String replicaId) {
+    return excluding(List.of(replicaId));
+  }
+
+  /** The same request, not to be sent to any of {@code replicaIds} again. */
+  public RouteRequest excluding(List<String> replicaIds) {
     List<String> more = new java.util.ArrayList<>(excluded);
-    more.add(replicaId);
+    more.addAll(replicaIds);
     return new RouteRequest(requestId, sessionId, body, budgetMillis, more, model, app);
   }
 }
