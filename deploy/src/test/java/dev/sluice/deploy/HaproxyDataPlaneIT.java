@@ -335,12 +335,25 @@ class HaproxyDataPlaneIT {
   /** A stand-in for the router's {@code POST /internal/route} that always picks one replica. */
   private static com.sun.net.httpserver.HttpServer fakeRouter(int port, String replicaId,
       Recorder record) throws java.io.IOException {
+    return fakeRouter(port, exchange -> {
+      record.record(exchange);
+      return replicaId;
+    });
+  }
+
+  /** What a fake router picks, given what it is asked. */
+  private interface Picker {
+    String pick(com.sun.net.httpserver.HttpExchange exchange) throws java.io.IOException;
+  }
+
+  /** A stand-in for the router's {@code POST /internal/route} that picks with {@code picker}. */
+  private static com.sun.net.httpserver.HttpServer fakeRouter(int port, Picker picker)
+      throws java.io.IOException {
     var router = com.sun.net.httpserver.HttpServer.create(
         new java.net.InetSocketAddress("127.0.0.1", port), 16);
     router.createContext("/internal/route", exchange -> {
-      record.record(exchange);
-      byte[] bytes = ("{\"host\":\"127.0.0.1\",\"port\":1,\"replica_id\":\"" + replicaId
-          + "\"}").getBytes(java.nio.charset.StandardCharsets.UTF_8);
+      byte[] bytes = ("{\"host\":\"127.0.0.1\",\"port\":1,\"replica_id\":\""
+          + picker.pick(exchange) + "\"}").getBytes(java.nio.charset.StandardCharsets.UTF_8);
       exchange.sendResponseHeaders(200, bytes.length);
       exchange.getResponseBody().write(bytes);
       exchange.close();
@@ -364,19 +377,11 @@ class HaproxyDataPlaneIT {
     HaproxyConfig.Replica dead = new HaproxyConfig.Replica(live.id().replaceAll("#[^#]+$",
         "#dead0000"), "127.0.0.1", deadPort);
     List<String> excludes = new java.util.concurrent.CopyOnWriteArrayList<>();
-    var router = com.sun.net.httpserver.HttpServer.create(
-        new java.net.InetSocketAddress("127.0.0.1", DEAD_ROUTER_PORT), 16);
-    router.createContext("/internal/route", exchange -> {
+    var router = fakeRouter(DEAD_ROUTER_PORT, exchange -> {
       String exclude = exchange.getRequestHeaders().getFirst("x-sluice-exclude");
       excludes.add(String.valueOf(exclude));
-      HaproxyConfig.Replica pick = dead.id().equals(exclude) ? live : dead;
-      byte[] bytes = ("{\"host\":\"127.0.0.1\",\"port\":1,\"replica_id\":\"" + pick.id()
-          + "\"}").getBytes(java.nio.charset.StandardCharsets.UTF_8);
-      exchange.sendResponseHeaders(200, bytes.length);
-      exchange.getResponseBody().write(bytes);
-      exchange.close();
+      return dead.id().equals(exclude) ? live.id() : dead.id();
     });
-    router.start();
     Path dir = Files.createTempDirectory("sluice-haproxy-dead");
     Path lua = dir.resolve("sluice_route.lua");
     Files.writeString(lua, HaproxyConfig.lua());
