@@ -7,6 +7,8 @@ import com.typesafe.config.ConfigFactory;
 import dev.sluice.core.config.ApplicationsConfig;
 import dev.sluice.core.config.ApplicationsConfigParser;
 import dev.sluice.core.testing.Await;
+import dev.sluice.core.testing.BodyProbes;
+import dev.sluice.core.testing.RawHttp;
 import dev.sluice.core.testing.Sse;
 import java.net.http.HttpResponse;
 import java.time.Duration;
@@ -189,6 +191,14 @@ class ControllerApiIT {
             java.net.http.HttpRequest.BodyPublishers.ofString(big)))
         .header("content-type", "application/yaml").build(),
         HttpResponse.BodyHandlers.ofString()), 413, "larger than 1 MiB");
+    // Past Pekko's own limit (8 MiB), and a client that waits for 100 Continue.
+    for (RawHttp.Response far : List.of(
+        BodyProbes.send(api, "PUT", "/api/applications", 9 << 20, false),
+        BodyProbes.expecting(api, "PUT", "/api/applications", 9 << 20))) {
+      assertThat(far).isNotNull();
+      assertThat(far.status()).isEqualTo(413);
+      assertThat(far.body()).contains("larger than 1 MiB");
+    }
     StringBuilder bomb = new StringBuilder("applications:\n- &l0 [lol, lol, lol, lol, lol]\n");
     for (int level = 1; level <= 9; level++) {
       bomb.append("- &l").append(level).append(" [").append(String.join(", ",

@@ -115,6 +115,28 @@ abstract class IngressSuite {
     assertThat(Sse.json(stalled.body()).at("/error/code").asText()).isEqualTo("request_timeout");
   }
 
+  /**
+   * A body far over the limit (past what the server would read by its own settings) gets its
+   * 413 too, and a client waiting for 100 Continue before sending one gets the 413 instead.
+   */
+  @Test
+  void bodiesFarTooLargeGetAnswersTheClientReads() throws Exception {
+    long far = 5L * MAX_BODY;
+    RawHttp.Response declared = BodyProbes.post(ingress, "/v1/chat/completions", far, false);
+    RawHttp.Response chunked = BodyProbes.post(ingress, "/v1/chat/completions", far, true);
+    RawHttp.Response expecting = BodyProbes.expecting(ingress, "POST", "/v1/chat/completions",
+        1L << 40);
+
+    assertThat(declared).isNotNull();
+    assertThat(declared.status()).isEqualTo(413);
+    assertThat(chunked).isNotNull();
+    assertThat(chunked.status()).isEqualTo(413);
+    assertThat(expecting).isNotNull();
+    assertThat(expecting.status()).isEqualTo(413);
+    assertThat(Sse.json(expecting.body()).at("/error/message").asText())
+        .isEqualTo("The request body is " + (1L << 40) + " bytes; the limit is " + MAX_BODY);
+  }
+
   @Test
   void answersNonStreamingChatAndCompletions() throws Exception {
     HttpResponse<String> chat = TestNodes.post(ingress, "/v1/chat/completions",

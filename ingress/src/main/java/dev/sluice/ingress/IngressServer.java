@@ -34,7 +34,8 @@ public final class IngressServer {
       ActorRef<LLMRouter.Command> router, IngressSettings settings, ReplicaSetView view,
       Optional<ActorRef<CapacityQueue.Command>> queue, Consumer<Throwable> onFatal) {
     if (!settings.directStreaming()) {
-      // A body over the limit is read to its end up to BoundedBody.serverCap (see RelayedPath).
+      // A completion's body is read by BoundedBody, past this cap (see RelayedPath); anything
+      // else that reads a body stops at it.
       ServerSettings server = ServerSettings.create(system.settings().config());
       return Http.get(system).newServerAt(settings.host(), settings.port())
           .withSettings(server.withParserSettings(server.getParserSettings()

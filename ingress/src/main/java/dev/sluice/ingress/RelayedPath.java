@@ -79,7 +79,7 @@ final class RelayedPath {
       CompletionRequest.Kind kind, Optional<String> app) {
     Optional<String> session = edge.sessionId(request.getHeaders(), HttpHeader::name,
         HttpHeader::value);
-    return BoundedBody.read(request.entity(), settings.maxRequestBytes(),
+    return BoundedBody.read(request, settings.maxRequestBytes(),
             settings.splice().bodyTimeout(), materializer)
         .thenComposeAsync(read -> {
           if (read.tooLarge()) {

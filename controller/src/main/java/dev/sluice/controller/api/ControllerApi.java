@@ -183,7 +183,7 @@ public final class ControllerApi {
    */
   private CompletionStage<HttpResponse> withBody(HttpRequest request,
       Function<String, CompletionStage<HttpResponse>> action) {
-    return BoundedBody.read(request.entity(), MAX_CONFIG_BYTES,
+    return BoundedBody.read(request, MAX_CONFIG_BYTES,
             settings.apiAskTimeout().multipliedBy(5), materializer)
         .thenComposeAsync(body -> {
           if (body.tooLarge()) {

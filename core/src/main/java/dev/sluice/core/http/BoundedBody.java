@@ -5,8 +5,11 @@ import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.pekko.actor.Cancellable;
 import org.apache.pekko.http.javadsl.model.HttpEntity;
+import org.apache.pekko.http.javadsl.model.HttpHeader;
+import org.apache.pekko.http.javadsl.model.HttpRequest;
 import org.apache.pekko.stream.Materializer;
 import org.apache.pekko.stream.javadsl.Sink;
 import org.apache.pekko.stream.javadsl.Source;
@@ -14,22 +17,29 @@ import org.apache.pekko.util.ByteString;
 import scala.jdk.javaapi.DurationConverters;
 
 /**
- * A request body read whole, keeping at most {@code limit} bytes. A longer body is still read to
- * its end and dropped, so that the 413 answered after it reaches a client that is still sending:
- * answering before the end closes the connection with the client's bytes unread, and the client
- * may see it reset before it reads the answer. How far a body is read is bounded by the server
- * (Pekko's {@code max-content-length}); a body it cuts off, or one whose Content-Length already
- * says it is too large, is too large all the same, never a failure.
+ * A request body read whole, keeping at most {@code limit} bytes. A longer body is still read and
+ * dropped, for up to {@link #LINGER} once it is known to be too large, so that the 413 answered
+ * after it reaches a client that is still sending: answering first closes the connection with the
+ * client's bytes unread, and the client sees it reset before it reads the answer (what the
+ * splice does after its answer, and nginx's lingering close). The server's own size limit
+ * (Pekko's {@code max-content-length}) is lifted for that read: Pekko fails a body over it and
+ * resets the connection, answer or not. A client that waits for {@code 100 Continue} before
+ * sending a body whose Content-Length is too large is answered at once and sends nothing.
  */
 public final class BoundedBody {
 
-  /** How many times its limit a body too large is read (and dropped) to its end. */
+  /**
+   * How long a body known to be too large is still read and dropped before the 413: a client
+   * that sends more than it can in that time may miss the answer.
+   */
+  static final Duration LINGER = Duration.ofSeconds(2);
+  /** How many times its limit a server lets a body be read by anything but this. */
   private static final long READ_TO_END_FACTOR = 4;
 
   private final long limit;
   private final OptionalLong declared;
   private ByteString kept = ByteString.emptyByteString();
-  private long read;
+  private volatile long read;
 
   private BoundedBody(long limit, OptionalLong declared) {
     this.limit = limit;
@@ -37,9 +47,9 @@ public final class BoundedBody {
   }
 
   /**
-   * How much of a body a server whose limit is {@code limit} should let {@link #read} see
-   * (Pekko's {@code max-content-length}): four times the limit, so that a body somewhat too large
-   * is read to its end and its 413 reaches the client; Pekko cuts off a longer one.
+   * The size limit for a server whose bodies are read here with {@code limit}: four times the
+   * limit (what other readers of a body, and HAProxy in front of it, may take; this class lifts
+   * it).
    */
   public static long serverCap(long limit) {
     return limit > Long.MAX_VALUE / READ_TO_END_FACTOR ? Long.MAX_VALUE
@@ -47,9 +57,33 @@ public final class BoundedBody {
   }
 
   /**
-   * The body of a request's {@code entity}: at once when Pekko already holds it whole (a body
-   * that came with its head), else read as {@link #read(Source, OptionalLong, long, Duration,
-   * Materializer)} does.
+   * The body of {@code request}: too large at once when its Content-Length says so and the
+   * client waits for {@code 100 Continue} before sending it; else {@link #read(HttpEntity, long,
+   * Duration, Materializer)}.
+   */
+  public static CompletionStage<BoundedBody> read(HttpRequest request, long limit,
+      Duration timeout, Materializer materializer) {
+    HttpEntity entity = request.entity();
+    OptionalLong declared = entity.getContentLengthOption();
+    if (declared.isPresent() && declared.getAsLong() > limit && expectsContinue(request)) {
+      return CompletableFuture.completedFuture(new BoundedBody(limit, declared));
+    }
+    return read(entity, limit, timeout, materializer);
+  }
+
+  private static boolean expectsContinue(HttpRequest request) {
+    for (HttpHeader header : request.getHeaders()) {
+      if (header.is("expect") && header.value().trim().equalsIgnoreCase("100-continue")) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /**
+   * The body of {@code entity}: at once when Pekko already holds it whole (a body that came with
+   * its head), else read as {@link #read(Source, OptionalLong, long, Duration, Materializer)}
+   * does, past the server's size limit.
    */
   public static CompletionStage<BoundedBody> read(HttpEntity entity, long limit,
       Duration timeout, Materializer materializer) {
@@ -58,14 +92,15 @@ public final class BoundedBody {
       body.add(strict.getData());
       return CompletableFuture.completedFuture(body);
     }
-    return read(entity.getDataBytes(), entity.getContentLengthOption(), limit, timeout,
-        materializer);
+    return read(entity.withoutSizeLimit().getDataBytes(), entity.getContentLengthOption(), limit,
+        timeout, materializer);
   }
 
   /**
    * The body of {@code bytes} (with the Content-Length {@code declared}, if any); fails if it
    * stops, or stalls for {@code timeout} ({@link java.util.concurrent.TimeoutException}), before
-   * it is known to be too large.
+   * it is known to be too large. One too large is read on for up to {@link #LINGER} (never past
+   * {@code timeout}), then taken as it is.
    */
   public static CompletionStage<BoundedBody> read(Source<ByteString, ?> bytes,
       OptionalLong declared, long limit, Duration timeout, Materializer materializer) {
@@ -73,15 +108,34 @@ public final class BoundedBody {
     CompletableFuture<BoundedBody> result = new CompletableFuture<>();
     // Not completionTimeout, nor any other way of cancelling the read: Pekko HTTP aborts the
     // connection of a request entity cancelled before its end, and the client would see a reset
-    // instead of the 408. The read goes on until the server closes the connection after the
-    // answer (which should say Connection: close).
-    Cancellable timer = materializer.scheduleOnce(DurationConverters.toScala(timeout),
-        () -> result.completeExceptionally(new TimeoutException(
-            "The request body did not arrive within " + timeout.toSeconds() + " s")));
+    // instead of the 408 or 413. The read goes on until the server closes the connection after
+    // the answer (which should say Connection: close).
+    Cancellable timer = materializer.scheduleOnce(DurationConverters.toScala(timeout), () -> {
+      if (body.tooLarge()) {
+        result.complete(body);
+      } else {
+        result.completeExceptionally(new TimeoutException(
+            "The request body did not arrive within " + timeout.toSeconds() + " s"));
+      }
+    });
+    result.whenComplete((done, failure) -> timer.cancel());
+    AtomicBoolean lingering = new AtomicBoolean();
+    Runnable linger = () -> {
+      if (lingering.compareAndSet(false, true)) {
+        materializer.scheduleOnce(DurationConverters.toScala(LINGER), () -> result.complete(body));
+      }
+    };
+    if (body.tooLarge()) {
+      linger.run();
+    }
     // With an executor: Scala's future adapter runs a plain whenComplete on a thread of the
     // JDK's async pool, which on 2 cores is a new thread each time.
-    bytes.runWith(Sink.foreach(body::add), materializer).whenCompleteAsync((done, failure) -> {
-      timer.cancel();
+    bytes.runWith(Sink.foreach(piece -> {
+      body.add(piece);
+      if (body.tooLarge()) {
+        linger.run();
+      }
+    }), materializer).whenCompleteAsync((done, failure) -> {
       if (failure == null || body.tooLarge()) {
         result.complete(body);
       } else {

@@ -16,6 +16,8 @@ import org.apache.pekko.NotUsed;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
 import org.apache.pekko.http.javadsl.model.ContentTypes;
 import org.apache.pekko.http.javadsl.model.HttpEntities;
+import org.apache.pekko.http.javadsl.model.HttpRequest;
+import org.apache.pekko.http.javadsl.model.headers.RawHeader;
 import org.apache.pekko.stream.Materializer;
 import org.apache.pekko.stream.javadsl.Source;
 import org.apache.pekko.util.ByteString;
@@ -121,6 +123,51 @@ class BoundedBodyTest {
   }
 
   @Test
+  void aBodyTooLargeThatKeepsComingIsTakenAfterTheLingerNotTimedOut() throws Exception {
+    CompletableFuture<Done> terminated = new CompletableFuture<>();
+    Source<ByteString, ?> endless = Source.tick(Duration.ZERO, Duration.ofMillis(10),
+            ByteString.fromString("abcdefgh"))
+        .watchTermination((mat, done) -> {
+          done.whenComplete((d, failure) -> terminated.complete(Done.getInstance()));
+          return mat;
+        });
+    long started = System.nanoTime();
+
+    BoundedBody body = BoundedBody.read(endless, OptionalLong.empty(), 20, LONG, materializer)
+        .toCompletableFuture().get(20, TimeUnit.SECONDS);
+
+    assertThat(body.tooLarge()).isTrue();
+    assertThat(Duration.ofNanos(System.nanoTime() - started))
+        .isGreaterThanOrEqualTo(BoundedBody.LINGER).isLessThan(LONG);
+    assertThat(terminated).isNotDone();  // still read until the server closes the connection
+  }
+
+  @Test
+  void aTooLargeBodyTheClientHoldsBackFor100ContinueIsNeverRead() throws Exception {
+    AtomicInteger pulled = new AtomicInteger();
+    Source<ByteString, NotUsed> body = chunks("abcd").map(bytes -> {
+      pulled.incrementAndGet();
+      return bytes;
+    });
+    HttpRequest expecting = HttpRequest.PUT("/api/applications")
+        .addHeader(RawHeader.create("Expect", "100-continue"))
+        .withEntity(HttpEntities.create(ContentTypes.APPLICATION_JSON, 1L << 40, body));
+
+    BoundedBody read = BoundedBody.read(expecting, 10, LONG, materializer)
+        .toCompletableFuture().getNow(null);
+    BoundedBody withinLimit = BoundedBody.read(expecting.withEntity(
+            HttpEntities.create(ContentTypes.APPLICATION_JSON, 4, body)), 10, LONG, materializer)
+        .toCompletableFuture().get(30, TimeUnit.SECONDS);
+
+    assertThat(read).isNotNull();
+    assertThat(read.tooLarge()).isTrue();
+    assertThat(read.tooLargeError().getMessage())
+        .isEqualTo("The request body is " + (1L << 40) + " bytes; the limit is 10");
+    assertThat(withinLimit.bytes().utf8String()).isEqualTo("abcd");
+    assertThat(pulled).hasValue(1);  // only the body within the limit was read
+  }
+
+  @Test
   void aBodyPekkoHoldsWholeIsTakenAtOnceAndCheckedTheSameWay() throws Exception {
     BoundedBody within = BoundedBody.read(HttpEntities.create(ContentTypes.APPLICATION_JSON,
         "{\"a\":1}"), 7, LONG, materializer).toCompletableFuture().getNow(null);
@@ -135,7 +182,7 @@ class BoundedBodyTest {
   }
 
   @Test
-  void theServerReadsFourTimesTheLimitWithoutOverflowing() {
+  void theServerCapIsFourTimesTheLimitWithoutOverflowing() {
     assertThat(BoundedBody.serverCap(8 << 20)).isEqualTo(32L << 20);
     assertThat(BoundedBody.serverCap(Long.MAX_VALUE / 2)).isEqualTo(Long.MAX_VALUE);
   }

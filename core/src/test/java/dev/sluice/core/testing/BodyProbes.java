@@ -26,10 +26,17 @@ public final class BodyProbes {
    */
   public static RawHttp.Response post(int port, String path, long size, boolean chunked)
       throws IOException {
+    return send(port, "POST", path, size, chunked);
+  }
+
+  /** {@link #post} with another method. */
+  public static RawHttp.Response send(int port, String method, String path, long size,
+      boolean chunked) throws IOException {
     try (Socket socket = new Socket("127.0.0.1", port)) {
       socket.setSoTimeout(30_000);
       OutputStream out = socket.getOutputStream();
-      out.write(head(path, chunked ? "Transfer-Encoding: chunked" : "Content-Length: " + size));
+      out.write(head(method, path,
+          chunked ? "Transfer-Encoding: chunked" : "Content-Length: " + size));
       byte[] chunk = new byte[CHUNK];
       Arrays.fill(chunk, (byte) 'a');
       try {
@@ -63,7 +70,8 @@ public final class BodyProbes {
     try (Socket socket = new Socket("127.0.0.1", port)) {
       socket.setSoTimeout(Math.toIntExact(wait.toMillis()));
       OutputStream out = socket.getOutputStream();
-      out.write(head(path, chunked ? "Transfer-Encoding: chunked" : "Content-Length: 100"));
+      out.write(head("POST", path,
+          chunked ? "Transfer-Encoding: chunked" : "Content-Length: 100"));
       out.write((chunked ? "9\r\n{\"model\":\r\n" : "{\"model\":")
           .getBytes(StandardCharsets.US_ASCII));
       out.flush();
@@ -77,15 +85,31 @@ public final class BodyProbes {
     try (Socket socket = new Socket("127.0.0.1", port)) {
       socket.setSoTimeout(30_000);
       OutputStream out = socket.getOutputStream();
-      out.write(head(path, "Content-Length: " + length));
+      out.write(head("POST", path, "Content-Length: " + length));
       out.write("{}".getBytes(StandardCharsets.US_ASCII));
       out.flush();
       return answer(socket);
     }
   }
 
-  private static byte[] head(String path, String framing) {
-    return ("POST " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+  /**
+   * Sends a head ({@code method}) announcing a body of {@code length} bytes with {@code Expect:
+   * 100-continue}, and no body, then reads the first answer (a {@code 100 Continue} if the
+   * server wants the body).
+   */
+  public static RawHttp.Response expecting(int port, String method, String path, long length)
+      throws IOException {
+    try (Socket socket = new Socket("127.0.0.1", port)) {
+      socket.setSoTimeout(30_000);
+      OutputStream out = socket.getOutputStream();
+      out.write(head(method, path, "Content-Length: " + length + "\r\nExpect: 100-continue"));
+      out.flush();
+      return answer(socket);
+    }
+  }
+
+  private static byte[] head(String method, String path, String framing) {
+    return (method + " " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
         + framing + "\r\n\r\n").getBytes(StandardCharsets.US_ASCII);
   }
 

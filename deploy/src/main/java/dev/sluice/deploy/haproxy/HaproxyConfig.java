@@ -222,10 +222,10 @@ public final class HaproxyConfig {
         + "if { path /-/healthz }");
     requestIds(out);
     apiKeys(out, settings.apiKeysRequired(), settings.apiKeyDigests());
-    // A body over the limit is the replica's to refuse: it reads it to its end first (up to
-    // BoundedBody.serverCap), so that a client still sending gets the 413. HAProxy answering
-    // early, then closing, reset such a client's connection before it read the answer. A
-    // Content-Length beyond what a replica would read gets the same 413 here, at once.
+    // A body over the limit is the replica's to refuse: it reads on first (BoundedBody), so
+    // that a client still sending gets the 413. HAProxy answering early, then closing, reset
+    // such a client's connection before it read the answer. A Content-Length beyond
+    // BoundedBody.serverCap gets the same 413 here, at once, without buffering any of it.
     long cap = BoundedBody.serverCap(settings.maxRequestBytes());
     out.add("  http-request return status 413 content-type application/json lf-string '"
         + new ApiError(ApiError.Code.PAYLOAD_TOO_LARGE, "The request body is "

@@ -237,7 +237,7 @@ public final class ReplicaHttpHandler
     // HAProxy reaches this endpoint without the ingress's check.
     String requestId = RequestIds.accept(request.getHeader(SluiceHeaders.REQUEST_ID)
         .map(HttpHeader::value).orElse(null));
-    return BoundedBody.read(request.entity(), settings.maxRequestBytes(),
+    return BoundedBody.read(request, settings.maxRequestBytes(),
             settings.bodyTimeout(), materializer)
         .thenApplyAsync(body -> {
           if (body.tooLarge()) {

@@ -75,8 +75,9 @@ public final class ReplicaServer {
   }
 
   /**
-   * HEAD is answered as GET without the body (a load balancer's HEAD /-/healthz, say). A body
-   * over the endpoint's limit is read to its end up to {@link BoundedBody#serverCap}.
+   * HEAD is answered as GET without the body (a load balancer's HEAD /-/healthz, say). A
+   * completion's body is read by {@link BoundedBody}, past this cap; anything else that reads a
+   * body stops at it.
    */
   private static ServerSettings settings(ActorSystem<?> system, long maxRequestBytes) {
     ServerSettings settings = ServerSettings.create(system.settings().config())

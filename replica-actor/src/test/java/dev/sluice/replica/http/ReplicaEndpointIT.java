@@ -143,6 +143,26 @@ class ReplicaEndpointIT {
     Await.until(Duration.ofSeconds(10), "no slot held", () -> handler.slots().ongoing() == 0);
   }
 
+  /**
+   * Bodies past what the server itself would read (four times the limit) get their 413 too, and
+   * a client waiting for 100 Continue gets it without sending the body.
+   */
+  @Test
+  void bodiesFarTooLargeGetAnswersTheClientReads() throws Exception {
+    int port = binding.localAddress().getPort();
+    RawHttp.Response declared = BodyProbes.post(port, "/v1/completions", 5 << 20, false);
+    RawHttp.Response chunked = BodyProbes.post(port, "/v1/completions", 5 << 20, true);
+    RawHttp.Response expecting = BodyProbes.expecting(port, "POST", "/v1/completions", 5L << 30);
+
+    assertThat(declared).isNotNull();
+    assertThat(declared.status()).isEqualTo(413);
+    assertThat(chunked).isNotNull();
+    assertThat(chunked.status()).isEqualTo(413);
+    assertThat(expecting).isNotNull();
+    assertThat(expecting.status()).isEqualTo(413);
+    Await.until(Duration.ofSeconds(10), "no slot held", () -> handler.slots().ongoing() == 0);
+  }
+
   private static void assertError(HttpResponse<String> response, int status, String code,
       String param) {
     assertThat(response.statusCode()).isEqualTo(status);
