@@ -72,9 +72,9 @@ final class DirectRouting {
     }
     // The router itself when it runs on this node: no proxy hop (and, from a splice thread, its
     // answer comes on that same thread: LoopDispatcher).
-    return controlPlane.track(AskPattern.<LLMRouter.Command, RouteResult>ask(local.or(router),
-            replyTo -> new LLMRouter.Route(request, replyTo), routeTimeout, system.scheduler())
-            .toCompletableFuture())
+    return controlPlane.track(() -> AskPattern.<LLMRouter.Command, RouteResult>ask(
+            local.or(router), replyTo -> new LLMRouter.Route(request, replyTo), routeTimeout,
+            system.scheduler()).toCompletableFuture())
         .handleAsync((result, failure) -> {
           if (failure != null) {
             String detail = Failures.cause(failure) instanceof SingletonWatch.SingletonUnreachable

@@ -71,9 +71,8 @@ public final class RouterClient {
       return CompletableFuture.failedFuture(new RoutingException(
           ServeReason.ROUTER_UNREACHABLE, gap.get()));
     }
-    return controlPlane.track(AskPattern.ask(LocalRouter.get(system).or(router), message::apply,
-            within, system.scheduler())
-            .toCompletableFuture())
+    return controlPlane.track(() -> AskPattern.ask(LocalRouter.get(system).or(router),
+            message::apply, within, system.scheduler()).toCompletableFuture())
         .exceptionallyComposeAsync(failure -> CompletableFuture.failedFuture(new RoutingException(
             ServeReason.ROUTER_UNREACHABLE,
             Failures.cause(failure) instanceof SingletonWatch.SingletonUnreachable lost

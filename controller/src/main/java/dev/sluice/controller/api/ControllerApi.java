@@ -260,9 +260,9 @@ public final class ControllerApi {
     if (gap.isPresent()) {
       return CompletableFuture.failedFuture(new SingletonWatch.SingletonUnreachable(gap.get()));
     }
-    CompletableFuture<T> answer = AskPattern.ask(controller, message::apply, timeout,
-        system.scheduler()).toCompletableFuture();
-    return read ? controlPlane.track(answer) : answer;
+    java.util.function.Supplier<CompletableFuture<T>> answer = () -> AskPattern.ask(controller,
+        message::apply, timeout, system.scheduler()).toCompletableFuture();
+    return read ? controlPlane.track(answer) : answer.get();
   }
 
   /** 503: why the controller did not answer, and what that means for the request (or null). */

@@ -8,7 +8,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Supplier;
 import org.apache.pekko.actor.Address;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.actor.typed.Behavior;
@@ -28,7 +28,9 @@ import org.apache.pekko.cluster.typed.Subscribe;
  * asking one would only wait for a timeout; callers ask {@link #unavailable()} first and answer
  * at once instead, and asks already waiting are failed as soon as the singleton's node is seen
  * unreachable ({@link #track}). A graceful hand-over (the oldest leaving) is not a gap: the
- * singleton proxy holds messages for the few hundred milliseconds it takes.
+ * singleton proxy holds messages for the few hundred milliseconds it takes, and an ask that went
+ * to the old singleton after it stopped is sent again once its node is gone ({@link
+ * PendingAsks}).
  */
 public final class SingletonWatch implements Extension {
 
@@ -50,7 +52,15 @@ public final class SingletonWatch implements Extension {
   private final String role;
   /** How long after its node's removal a singleton starts elsewhere (down-removal-margin). */
   private final long handOverNanos;
-  private final Set<CompletableFuture<?>> waiting = ConcurrentHashMap.newKeySet();
+  /**
+   * How long after the singletons' node is removed the asks still waiting are sent again: the
+   * proxies have heard of the removal by then and hold messages for the new singleton.
+   */
+  private static final Duration RESEND_AFTER = Duration.ofMillis(200);
+  /** Asks younger than this when they would be sent again are left alone: not lost, just new. */
+  private static final long RESEND_MIN_AGE_NANOS = Duration.ofMillis(100).toNanos();
+
+  private final PendingAsks waiting = new PendingAsks();
   private volatile Optional<String> unavailable = Optional.of("cluster membership not known yet");
   private volatile long movingUntilNanos;
   private volatile String movingTo = "";
@@ -87,14 +97,13 @@ public final class SingletonWatch implements Extension {
   }
 
   /**
-   * Fails {@code answer} with {@link SingletonUnreachable} if the singleton's node becomes
-   * unreachable before it completes; it is forgotten once it completes either way.
+   * Sends {@code ask}; its answer fails with {@link SingletonUnreachable} if the singleton's
+   * node becomes unreachable before it comes, and the ask is sent once more if that node leaves
+   * gracefully meanwhile (the first answer wins). {@code ask} may run twice: only for asks that
+   * may be repeated (a route pick, a read).
    */
-  public <T> CompletableFuture<T> track(CompletableFuture<T> answer) {
-    waiting.add(answer);
-    // With an executor: Pekko's asks are Scala futures, whose CompletableFuture runs even a
-    // plain whenComplete asynchronously, on a new thread per call on a 2-core machine.
-    answer.whenCompleteAsync((value, failure) -> waiting.remove(answer), Runnable::run);
+  public <T> CompletableFuture<T> track(Supplier<CompletableFuture<T>> ask) {
+    CompletableFuture<T> answer = waiting.send(ask);
     Optional<String> now = unavailable();
     if (now.isPresent()) {
       answer.completeExceptionally(new SingletonUnreachable(now.get()));
@@ -121,8 +130,14 @@ public final class SingletonWatch implements Extension {
           Optional<Member> before = oldest(members);
           members.remove(removed.member().address());
           unreachable.remove(removed.member().address());
-          if (removed.previousStatus() == MemberStatus.down() && before.isPresent()
-              && before.get().address().equals(removed.member().address())) {
+          boolean hosted = before.isPresent()
+              && before.get().address().equals(removed.member().address());
+          if (hosted && removed.previousStatus() == MemberStatus.exiting()) {
+            context.getSystem().scheduler().scheduleOnce(RESEND_AFTER,
+                () -> waiting.resendOlderThan(RESEND_MIN_AGE_NANOS),
+                context.getExecutionContext());
+          }
+          if (hosted && removed.previousStatus() == MemberStatus.down()) {
             // A downed host's singletons start on the next oldest only after the margin.
             movingTo = oldest(members).map(m -> m.address().toString()).orElse("no node");
             movingUntilNanos = System.nanoTime() + handOverNanos;
@@ -173,9 +188,7 @@ public final class SingletonWatch implements Extension {
     }
     unavailable = next;
     if (next.isPresent()) {
-      for (CompletableFuture<?> answer : waiting) {
-        answer.completeExceptionally(new SingletonUnreachable(next.get()));
-      }
+      waiting.failAll(new SingletonUnreachable(next.get()));
     }
   }
 }

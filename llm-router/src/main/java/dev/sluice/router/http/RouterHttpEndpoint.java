@@ -157,7 +157,7 @@ public final class RouterHttpEndpoint {
         : entity.toStrict(settings.askTimeout().toMillis(), settings.maxBodyBytes(), materializer)
             .thenApply(strict -> strict.getData().toArray());
     return bytes
-        .thenCompose(data -> controlPlane.track(AskPattern.<LLMRouter.Command,
+        .thenCompose(data -> controlPlane.track(() -> AskPattern.<LLMRouter.Command,
             RouteResult>ask(LocalRouter.get(system).or(router), replyTo -> new LLMRouter.Route(
                 new RouteRequest(id, finalSession, body(data, cut),
                     settings.askTimeout().toMillis() * 9 / 10, excluded, byModel, inApp),
