@@ -55,7 +55,8 @@ final class NodeCommand implements Callable<Integer> {
   Integer metricsPort;
 
   @Option(names = "--router-port",
-      description = "Port of POST /internal/route on control nodes (default: 8500; -1 = none).")
+      description = "Port of POST /internal/route on control nodes and on ingress nodes with "
+          + "HAProxy (default: 8500; -1 = none).")
   Integer routerPort;
 
   @Option(names = "--haproxy-port", paramLabel = "PORT",
@@ -183,6 +184,8 @@ final class NodeCommand implements Callable<Integer> {
     if (roles.contains(Role.CONTROL)) {
       Ports.requireFree(config.getString("sluice.controller.api.host"),
           Map.of("controller API", config.getInt("sluice.controller.api.port")));
+    }
+    if (SluiceNode.servesRouterEndpoint(roles, config)) {
       Ports.requireFree(config.getString("sluice.router.http.host"),
           Map.of("router endpoint", config.getInt("sluice.router.http.port")));
     }

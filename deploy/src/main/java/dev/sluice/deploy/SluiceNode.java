@@ -32,6 +32,7 @@ import dev.sluice.router.http.RouterHttpEndpoint;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
@@ -138,7 +139,7 @@ public final class SluiceNode implements AutoCloseable {
             NodeAgent.create(ReplicaNodeSettings.fromConfig(config, host))), "node-agent",
             CountingMailbox.selector("node-agent"));
       }
-      this.routerBinding = options.has(Role.CONTROL)
+      this.routerBinding = servesRouterEndpoint(options.roles(), config)
           ? bindRouter(routerSettings) : Optional.empty();
       if (routerBinding.isPresent()) {
         Exposure.warnInternal("the router's /internal/route", routerSettings.httpHost(),
@@ -230,6 +231,17 @@ public final class SluiceNode implements AutoCloseable {
     log.info("Prometheus metrics at http://{}:{}/metrics",
         config.getString("sluice.metrics.host"), binding.localAddress().getPort());
     return Optional.of(binding);
+  }
+
+  /**
+   * Control nodes serve the router endpoint, and so do ingress nodes whose HAProxy has no router
+   * address of its own: it reaches the router singleton wherever it runs, so their HAProxy
+   * follows a failover.
+   */
+  static boolean servesRouterEndpoint(Set<Role> roles, Config config) {
+    HaproxySettings haproxy = HaproxySettings.fromConfig(config);
+    return roles.contains(Role.CONTROL)
+        || roles.contains(Role.INGRESS) && haproxy.enabled() && haproxy.router().isEmpty();
   }
 
   private Optional<ServerBinding> bindRouter(RouterSettings settings) throws Exception {

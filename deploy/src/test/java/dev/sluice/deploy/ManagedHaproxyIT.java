@@ -3,6 +3,7 @@ package dev.sluice.deploy;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
 import dev.sluice.core.testing.Await;
 import dev.sluice.core.testing.Sse;
@@ -15,6 +16,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -36,6 +38,7 @@ class ManagedHaproxyIT {
   private static final int KILLED_REMOTING = 18990;
   private static final int GUARDED_HAPROXY_PORT = 19191;
   private static final int PREFIX_PORT = 19192;
+  private static final int FOLLOWING_HAPROXY_PORT = 19197;
   private static final String CHAT = "/v1/chat/completions";
 
   private static int servers(HaproxyDataPlane plane) {
@@ -72,6 +75,7 @@ class ManagedHaproxyIT {
       for (int i = 0; i < concurrency; i++) {
         Thread client = new Thread(() -> {
           while (running.get()) {
+            long sent = System.nanoTime();
             try {
               HttpResponse<String> response = TestNodes.post(port, CHAT,
                   "{\"messages\":[{\"role\":\"user\",\"content\":\"load\"}],\"stream\":true}");
@@ -79,8 +83,8 @@ class ManagedHaproxyIT {
               if (response.statusCode() != 200 || !response.body().endsWith("data: [DONE]\n\n")
                   || !response.headers().firstValue("x-sluice-replica").orElse("?")
                       .equals(replica)) {
-                failures.add(phase + ": " + response.statusCode() + " "
-                    + response.headers().map() + " "
+                failures.add(phase + ": after " + (System.nanoTime() - sent) / 1_000_000
+                    + " ms: " + response.statusCode() + " " + response.headers().map() + " "
                     + response.body());
               } else {
                 servedBy.computeIfAbsent(replica, r -> new AtomicInteger()).incrementAndGet();
@@ -319,6 +323,53 @@ class ManagedHaproxyIT {
       }
       return true;
     });
+  }
+
+  /**
+   * On an ingress-only node, HAProxy asks the node's own router endpoint, which reaches the
+   * router singleton wherever it runs: when the singletons' node leaves, requests through HAProxy
+   * keep being served by the same replicas, none failed. (It used to need another node's router
+   * address, and failed with that node.)
+   */
+  @Test
+  void haproxyOnAnIngressNodeFollowsTheSingletonsWhenTheirNodeLeaves() throws Exception {
+    Config overrides = TestNodes.overrides();
+    SluiceNode first = SluiceNode.start(new NodeOptions(Set.of(Role.CONTROL), Optional.empty(),
+        Optional.empty(), List.of(), Optional.of(TestNodes.appFile(TestNodes.app(2, 0, 2, 64))),
+        overrides));
+    List<SluiceNode> others = new ArrayList<>();
+    try {
+      List<String> seed = List.of("127.0.0.1:" + first.system().address().getPort().get());
+      others.add(SluiceNode.start(new NodeOptions(Set.of(Role.CONTROL), Optional.empty(),
+          Optional.empty(), seed, Optional.empty(), overrides)));
+      others.add(SluiceNode.start(new NodeOptions(Set.of(Role.REPLICA), Optional.empty(),
+          Optional.empty(), seed, Optional.empty(), overrides)));
+      SluiceNode ingress = SluiceNode.start(new NodeOptions(Set.of(Role.INGRESS),
+          Optional.empty(), Optional.empty(), seed, Optional.empty(), ConfigFactory.parseString(
+              "sluice.haproxy.port = " + FOLLOWING_HAPROXY_PORT).withFallback(overrides)));
+      others.add(ingress);
+      assertThat(ingress.routerPort()).as("the ingress node's own router endpoint").isPresent();
+      awaitServers(ingress.haproxy().orElseThrow(), 2);
+      try (Load load = new Load(FOLLOWING_HAPROXY_PORT, 4)) {
+        load.awaitServedBy(2);
+        Set<String> replicas = Set.copyOf(load.servedBy.keySet());
+        load.phase = "the singletons' node leaving";
+        first.close();
+        load.servedBy.clear();
+        load.phase = "the singletons on the second control node";
+        load.awaitMore(12);
+        load.awaitServedBy(2);
+        load.close();
+        assertThat(load.failures).as("failed requests through HAProxy").isEmpty();
+        assertThat(load.servedBy.keySet()).as("the same replicas, adopted")
+            .isEqualTo(replicas);
+      }
+    } finally {
+      for (int i = others.size() - 1; i >= 0; i--) {
+        others.get(i).close();
+      }
+      first.close();
+    }
   }
 
   @Test

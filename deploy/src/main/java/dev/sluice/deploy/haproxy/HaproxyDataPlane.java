@@ -120,8 +120,8 @@ public final class HaproxyDataPlane implements AutoCloseable {
     if (settings.router().isEmpty()) {
       return java.net.URI.create("tcp://127.0.0.1:" + localRouterPort.orElseThrow(() ->
           new IllegalArgumentException("sluice.haproxy.router: this node has no router endpoint "
-              + "(no control role, or sluice.router.http.port = -1); set the host:port of a "
-              + "control node's router endpoint")));
+              + "(sluice.router.http.port = -1); set the host:port of another node's router "
+              + "endpoint")));
     }
     java.net.URI uri = java.net.URI.create("tcp://" + settings.router());
     if (uri.getHost() == null || uri.getPort() <= 0) {
