@@ -8,6 +8,10 @@ import com.typesafe.config.ConfigFactory;
 import dev.sluice.core.testing.Await;
 import dev.sluice.core.testing.Sse;
 import dev.sluice.deploy.haproxy.HaproxyDataPlane;
+import dev.sluice.core.testing.RawHttp;
+import java.io.BufferedInputStream;
+import java.io.InputStream;
+import java.net.Socket;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -39,6 +43,7 @@ class ManagedHaproxyIT {
   private static final int GUARDED_HAPROXY_PORT = 19191;
   private static final int PREFIX_PORT = 19192;
   private static final int FOLLOWING_HAPROXY_PORT = 19197;
+  private static final int STOPPED_HAPROXY_PORT = 19198;
   private static final String CHAT = "/v1/chat/completions";
 
   private static int servers(HaproxyDataPlane plane) {
@@ -369,6 +374,47 @@ class ManagedHaproxyIT {
         others.get(i).close();
       }
       first.close();
+    }
+  }
+
+  /**
+   * A node's stop drains HAProxy as it drains the ingress: a stream in flight finishes, and an
+   * idle keep-alive connection is closed once it has (a soft stop alone kept it open, and the
+   * node's stop waiting, until HAProxy's keep-alive timeout, 10 s).
+   */
+  @Test
+  void stoppingTheNodeFinishesStreamsAndClosesIdleConnectionsAtOnce() throws Exception {
+    SluiceNode node = TestNodes.local(TestNodes.app(1, 0, 20, 8),
+        ConfigFactory.parseString("sluice.haproxy.port = " + STOPPED_HAPROXY_PORT));
+    awaitServers(node.haproxy().orElseThrow(), 1);
+    try (Socket idle = new Socket("127.0.0.1", STOPPED_HAPROXY_PORT);
+        Socket streaming = new Socket("127.0.0.1", STOPPED_HAPROXY_PORT)) {
+      idle.setSoTimeout(15_000);
+      streaming.setSoTimeout(15_000);
+      idle.getOutputStream().write(RawClient.bytes(
+          "GET /-/healthz HTTP/1.1\r\nHost: x\r\n\r\n"));
+      InputStream idleIn = new BufferedInputStream(idle.getInputStream());
+      assertThat(RawHttp.response(idleIn).status()).isEqualTo(200);
+      String chat = "{\"messages\":[{\"role\":\"user\",\"content\":\"x\"}],"
+          + "\"max_tokens\":40,\"stream\":true}";
+      streaming.getOutputStream().write(RawClient.bytes("POST " + CHAT + " HTTP/1.1\r\nHost: x"
+          + "\r\nContent-Type: application/json\r\nContent-Length: " + chat.length()
+          + "\r\n\r\n" + chat));
+      InputStream streamIn = new BufferedInputStream(streaming.getInputStream());
+      assertThat(RawHttp.line(streamIn)).startsWith("HTTP/1.1 200");
+
+      Thread stop = new Thread(node::close, "node-stop");
+      stop.start();
+
+      // Well before HAProxy would close it for its idleness (timeout http-request, 10 s).
+      idle.setSoTimeout(6_000);
+      assertThat(idleIn.read()).as("the idle connection, closed at once").isEqualTo(-1);
+      assertThat(RawHttp.body(streamIn, RawHttp.fields(streamIn)))
+          .as("the stream in flight").endsWith("data: [DONE]\n\n");
+      stop.join(15_000);
+      assertThat(stop.isAlive()).as("the node still stopping").isFalse();
+    } finally {
+      node.close();
     }
   }
 

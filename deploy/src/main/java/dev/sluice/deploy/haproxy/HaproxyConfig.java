@@ -32,6 +32,8 @@ public final class HaproxyConfig {
 
   /** The one backend of the replicas (its name is also the Lua action's SLUICE_BACKEND). */
   static final String BACKEND = "sluice_replicas";
+  /** The frontend's name (what a node's stop disables first). */
+  static final String FRONTEND = "sluice";
   private static final Pattern OUTSIDE = Pattern.compile("[^A-Za-z0-9._-]");
   private static final Pattern DIGEST = Pattern.compile("[0-9a-f]{64}");
   private static final String APP_FOUND = "{ var(txn.sluice_app) -m found }";
@@ -216,7 +218,7 @@ public final class HaproxyConfig {
     out.add("  retries 0");
     errorPages(out);
     out.add("");
-    out.add("frontend sluice");
+    out.add("frontend " + FRONTEND);
     out.add("  bind " + settings.bindHost() + ":" + settings.bindPort());
     out.add("  http-request return status 200 content-type text/plain string ok "
         + "if { path /-/healthz }");

@@ -258,7 +258,7 @@ public final class HaproxyDataPlane implements AutoCloseable {
       syncs.awaitTermination(10, TimeUnit.SECONDS);
     }
     if (process != null) {
-      process.close();
+      process.stop(HaproxyConfig.FRONTEND, Duration.ofSeconds(base.drainSeconds()));
     }
     if (ownDir) {
       try (Stream<Path> files = Files.walk(dir)) {

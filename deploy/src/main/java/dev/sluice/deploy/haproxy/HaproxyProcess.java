@@ -18,6 +18,7 @@ import java.util.TreeSet;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -42,10 +43,13 @@ public final class HaproxyProcess implements AutoCloseable {
 
   private final ChildProcess process;
   private final Path masterSocket;
+  /** Set by {@link #stop}: the workers' end is expected, not an alert. */
+  private final AtomicBoolean stopping;
 
-  private HaproxyProcess(ChildProcess process, Path masterSocket) {
+  private HaproxyProcess(ChildProcess process, Path masterSocket, AtomicBoolean stopping) {
     this.process = process;
     this.masterSocket = masterSocket;
+    this.stopping = stopping;
   }
 
   /**
@@ -56,14 +60,15 @@ public final class HaproxyProcess implements AutoCloseable {
       int port, Duration deadline) throws IOException, InterruptedException {
     check(binary, config);
     Path socket = dir.resolve("master.sock");
+    AtomicBoolean stopping = new AtomicBoolean();
     ChildProcess process = ChildProcess.builder(List.of(binary.path().toString(), "-W", "-db",
             "-S", socket.toString(), "-f", config.toString()))
         .output(log, "haproxy")
-        .lineLogger(HaproxyProcess::logLine)
+        .lineLogger((logger, line) -> logLine(logger, line, stopping.get()))
         .stopSignal("USR1")
         .orphanGrace(STOP_GRACE)
         .start();
-    HaproxyProcess haproxy = new HaproxyProcess(process, socket);
+    HaproxyProcess haproxy = new HaproxyProcess(process, socket, stopping);
     try {
       haproxy.awaitListening(host, port, deadline);
     } catch (IOException | RuntimeException | InterruptedException e) {
@@ -168,9 +173,9 @@ public final class HaproxyProcess implements AutoCloseable {
   }
 
   // HAProxy marks routine events of a reload ("Proxy ... stopped", "Former worker ... exited")
-  // as warnings; only its alerts are errors here.
-  private static void logLine(Logger logger, String line) {
-    if (line.contains("[ALERT]")) {
+  // as warnings; only its alerts are errors here, but not the workers' end in a stop.
+  private static void logLine(Logger logger, String line, boolean stopping) {
+    if (line.contains("[ALERT]") && !(stopping && line.contains("exited with code"))) {
       logger.error("{}", line);
     } else {
       logger.info("{}", line);
@@ -196,6 +201,66 @@ public final class HaproxyProcess implements AutoCloseable {
         TimeUnit.MILLISECONDS.sleep(50);
       }
     }
+  }
+
+  /**
+   * Stops HAProxy for good, as the ingress drains: {@code frontend} stops listening at once, the
+   * requests in flight on every worker (old ones of earlier reloads included) finish for up to
+   * {@code drain}, then HAProxy exits (SIGTERM to the master), closing the idle keep-alive
+   * connections. A soft stop alone keeps those open until they time out ({@code option
+   * idle-close-on-response} waits for a last request on each, which a client's idle pool may
+   * never send), so a node with pooled clients took 10 s more to stop. Falls back to
+   * {@link #close()} when the CLI does not answer. Returns when HAProxy is gone.
+   */
+  public void stop(String frontend, Duration drain) throws InterruptedException {
+    stopping.set(true);
+    try {
+      masterCommand("@1 disable frontend " + frontend);
+      long end = System.nanoTime() + drain.toNanos();
+      while (streams(frontend) > 0 && System.nanoTime() - end < 0) {
+        TimeUnit.MILLISECONDS.sleep(50);
+      }
+      handle().destroy();
+    } catch (IOException | IllegalStateException e) {
+      log.warn("HAProxy's CLI did not answer while stopping ({}): soft stop instead",
+          e.toString());
+    }
+    close();
+  }
+
+  /** Requests in flight through {@code frontend} on every worker, as {@code show sess} lists. */
+  private int streams(String frontend) throws IOException {
+    int streams = 0;
+    for (String pid : workers(masterCommand("show proc"))) {
+      streams += streams(masterCommand("@!" + pid + " show sess"), frontend);
+    }
+    return streams;
+  }
+
+  /** The pids of the workers, current and old, in the output of {@code show proc}. */
+  static List<String> workers(String showProc) {
+    List<String> pids = new java.util.ArrayList<>();
+    for (String line : showProc.split("\n")) {
+      String[] fields = line.strip().split("\\s+");
+      if (fields.length > 1 && fields[1].equals("worker")) {
+        pids.add(fields[0]);
+      }
+    }
+    return pids;
+  }
+
+  /**
+   * The streams of {@code frontend} in the output of {@code show sess}: requests in flight (an
+   * idle keep-alive connection has none; the CLI's own is {@code fe=GLOBAL}).
+   */
+  static int streams(String showSess, String frontend) {
+    int streams = 0;
+    for (String line : showSess.split("\n")) {
+      if (line.contains(" fe=" + frontend + " ")) {
+        streams++;
+      }
+    }
+    return streams;
   }
 
   /**
