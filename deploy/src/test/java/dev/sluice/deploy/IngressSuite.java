@@ -121,19 +121,12 @@ abstract class IngressSuite {
    */
   @Test
   void bodiesFarTooLargeGetAnswersTheClientReads() throws Exception {
-    long far = 5L * MAX_BODY;
-    RawHttp.Response declared = BodyProbes.post(ingress, "/v1/chat/completions", far, false);
-    RawHttp.Response chunked = BodyProbes.post(ingress, "/v1/chat/completions", far, true);
-    RawHttp.Response expecting = BodyProbes.expecting(ingress, "POST", "/v1/chat/completions",
-        1L << 40);
+    List<RawHttp.Response> answers = BodyProbes.farTooLarge(ingress, "POST",
+        "/v1/chat/completions", 5L * MAX_BODY, 1L << 40);
 
-    assertThat(declared).isNotNull();
-    assertThat(declared.status()).isEqualTo(413);
-    assertThat(chunked).isNotNull();
-    assertThat(chunked.status()).isEqualTo(413);
-    assertThat(expecting).isNotNull();
-    assertThat(expecting.status()).isEqualTo(413);
-    assertThat(Sse.json(expecting.body()).at("/error/message").asText())
+    assertThat(answers).allSatisfy(answer -> assertThat(answer).isNotNull()
+        .extracting(RawHttp.Response::status).isEqualTo(413));
+    assertThat(Sse.json(answers.get(2).body()).at("/error/message").asText())
         .isEqualTo("The request body is " + (1L << 40) + " bytes; the limit is " + MAX_BODY);
   }
 

@@ -108,6 +108,17 @@ public final class BodyProbes {
     }
   }
 
+  /**
+   * The answers to a body of {@code size} bytes sent whole with a Content-Length, then chunked,
+   * and to one of {@code announced} bytes held back for 100 Continue (in that order): what a
+   * server must answer 413, not reset, however far the body is over its limit.
+   */
+  public static java.util.List<RawHttp.Response> farTooLarge(int port, String method,
+      String path, long size, long announced) throws IOException {
+    return java.util.Arrays.asList(send(port, method, path, size, false),
+        send(port, method, path, size, true), expecting(port, method, path, announced));
+  }
+
   private static byte[] head(String method, String path, String framing) {
     return (method + " " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
         + framing + "\r\n\r\n").getBytes(StandardCharsets.US_ASCII);
