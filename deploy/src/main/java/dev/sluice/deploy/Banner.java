@@ -30,6 +30,8 @@ final class Banner {
         + node.system().settings().config().getString("sluice.haproxy.host") + ":"
         + node.system().settings().config().getInt("sluice.haproxy.port")
         + " (same API; HAProxy pins each request to the router's pick)"));
+    node.haproxy().flatMap(plane -> plane.metricsUrl()).ifPresent(url ->
+        out.println("  HAProxy's metrics:    " + url));
     node.routerPort().ifPresent(port -> out.println("  Router endpoint:      http://"
         + node.system().settings().config().getString("sluice.router.http.host") + ":" + port
         + "/internal/route"));

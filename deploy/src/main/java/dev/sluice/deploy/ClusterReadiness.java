@@ -12,8 +12,8 @@ import org.apache.pekko.actor.typed.javadsl.AskPattern;
 
 /**
  * Waits until a local node is ready to serve: its ingress sees every deployment at its desired
- * replica count, and the router singleton (which learns replica sets on its own subscription)
- * can pick a replica.
+ * replica count, the router singleton (which learns replica sets on its own subscription) can
+ * pick a replica, and its HAProxy, if it runs one, has a server for each of those replicas.
  */
 final class ClusterReadiness {
 
@@ -73,6 +73,10 @@ final class ClusterReadiness {
       for (LlmConfig llm : app.llmConfigs()) {
         Optional<ReplicaSet> set = node.ingressView().get(llm.deploymentId(app.name()));
         if (set.isEmpty() || set.get().replicas().size() < llm.deployment().numReplicas()) {
+          return false;
+        }
+        if (node.haproxy().isPresent() && !set.get().replicas().stream().allMatch(replica ->
+            node.haproxy().get().servingReplicas().contains(replica.id().toString()))) {
           return false;
         }
       }

@@ -1,6 +1,7 @@
 package dev.sluice.deploy;
 
 import com.typesafe.config.ConfigFactory;
+import dev.sluice.deploy.haproxy.HaproxyDataPlane;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -144,6 +145,8 @@ final class NodeCommand implements Callable<Integer> {
     node.haproxy().ifPresent(h -> System.out.println("  HAProxy data plane: http://"
         + node.system().settings().config().getString("sluice.haproxy.host") + ":"
         + node.system().settings().config().getInt("sluice.haproxy.port")));
+    node.haproxy().flatMap(HaproxyDataPlane::metricsUrl).ifPresent(url ->
+        System.out.println("  HAProxy metrics: " + url));
     node.metricsPort().ifPresent(p -> System.out.println("  Metrics: http://"
         + node.system().settings().config().getString("sluice.metrics.host") + ":" + p
         + "/metrics"));
@@ -180,6 +183,10 @@ final class NodeCommand implements Callable<Integer> {
           Map.of("ingress", config.getInt("sluice.ingress.port")));
       Ports.requireFree(config.getString("sluice.haproxy.host"),
           Map.of("HAProxy", config.getInt("sluice.haproxy.port")));
+      if (config.getInt("sluice.haproxy.port") >= 0) {
+        Ports.requireFree(config.getString("sluice.metrics.host"),
+            Map.of("HAProxy metrics", config.getInt("sluice.haproxy.metrics-port")));
+      }
     }
     if (roles.contains(Role.CONTROL)) {
       Ports.requireFree(config.getString("sluice.controller.api.host"),

@@ -7,6 +7,7 @@ import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
 import dev.sluice.core.testing.Await;
 import dev.sluice.core.testing.Sse;
+import dev.sluice.deploy.haproxy.HaproxyConfig;
 import dev.sluice.deploy.haproxy.HaproxyDataPlane;
 import dev.sluice.core.testing.RawHttp;
 import java.io.BufferedInputStream;
@@ -44,6 +45,8 @@ class ManagedHaproxyIT {
   private static final int PREFIX_PORT = 19192;
   private static final int FOLLOWING_HAPROXY_PORT = 19197;
   private static final int STOPPED_HAPROXY_PORT = 19198;
+  private static final int METERED_HAPROXY_PORT = 19199;
+  private static final int HAPROXY_METRICS_PORT = 19200;
   private static final String CHAT = "/v1/chat/completions";
 
   private static int servers(HaproxyDataPlane plane) {
@@ -416,6 +419,51 @@ class ManagedHaproxyIT {
     } finally {
       node.close();
     }
+  }
+
+  /**
+   * {@code sluice.haproxy.metrics-port} serves HAProxy's own Prometheus exporter: the requests
+   * through HAProxy, by status class, for the replicas' backend and for each replica's server.
+   */
+  @Test
+  void haproxysOwnMetricsCountTheRequestsThroughIt() throws Exception {
+    SluiceNode node = TestNodes.local(TestNodes.app(1, 0, 1, 8), ConfigFactory.parseString(
+        "sluice.haproxy { port = " + METERED_HAPROXY_PORT + ", metrics-port = "
+            + HAPROXY_METRICS_PORT + " }"));
+    try {
+      // No wait for HAProxy's servers: the node is ready (ClusterReadiness, what `sluice local`
+      // waits for before it prints its URLs) only once HAProxy has them, and the first request
+      // through it is served.
+      HaproxyDataPlane plane = node.haproxy().orElseThrow();
+      String replica = node.ingressView().all().iterator().next().replicas().get(0).id()
+          .toString();
+      for (int i = 0; i < 5; i++) {
+        assertThat(TestNodes.post(METERED_HAPROXY_PORT, CHAT,
+            "{\"messages\":[{\"role\":\"user\",\"content\":\"x\"}],\"max_tokens\":2}")
+            .statusCode()).isEqualTo(200);
+      }
+
+      assertThat(plane.metricsUrl())
+          .hasValue("http://127.0.0.1:" + HAPROXY_METRICS_PORT + "/metrics");
+      HttpResponse<String> scrape = TestNodes.get(HAPROXY_METRICS_PORT, "/metrics");
+      assertThat(scrape.statusCode()).isEqualTo(200);
+      assertThat(sample(scrape.body(), "haproxy_backend_http_responses_total",
+          "proxy=\"sluice_replicas\"", "code=\"2xx\"")).isEqualTo(5);
+      assertThat(sample(scrape.body(), "haproxy_server_http_responses_total",
+          "server=\"" + HaproxyConfig.serverName(replica) + "\"", "code=\"2xx\"")).isEqualTo(5);
+      assertThat(TestNodes.get(HAPROXY_METRICS_PORT, "/").statusCode()).isEqualTo(404);
+    } finally {
+      node.close();
+    }
+  }
+
+  /** The value of the one sample of {@code name} whose labels include every one of {@code has}. */
+  private static double sample(String exposition, String name, String... has) {
+    List<String> lines = exposition.lines().filter(line -> line.startsWith(name + "{")
+        && java.util.Arrays.stream(has).allMatch(line::contains)).toList();
+    assertThat(lines).as("samples of %s with %s", name, List.of(has)).hasSize(1);
+    String line = lines.get(0);
+    return Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
   }
 
   @Test

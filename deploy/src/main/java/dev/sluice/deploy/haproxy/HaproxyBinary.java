@@ -17,7 +17,7 @@ import java.util.regex.Pattern;
  * Debian installs it but a user's PATH often does not reach), and checked to be HAProxy 2.6 or
  * newer built with Lua. Every failure says what to install.
  */
-public record HaproxyBinary(Path path, String version) {
+public record HaproxyBinary(Path path, String version, boolean prometheusExporter) {
 
   private static final Pattern VERSION = Pattern.compile("HAProxy version (\\d+)\\.(\\d+)\\S*");
   private static final List<String> SBIN = List.of("/usr/local/sbin", "/usr/sbin", "/sbin");
@@ -44,7 +44,8 @@ public record HaproxyBinary(Path path, String version) {
       throw new IllegalStateException(path + " (HAProxy " + version + ") is built without Lua, "
           + "which the routing action needs: " + INSTALL);
     }
-    return new HaproxyBinary(path, version);
+    return new HaproxyBinary(path, version,
+        output.contains("Built with the Prometheus exporter"));
   }
 
   static Optional<Path> find(String name, String searchPath) {

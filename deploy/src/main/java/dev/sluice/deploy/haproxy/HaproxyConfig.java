@@ -34,6 +34,8 @@ public final class HaproxyConfig {
   static final String BACKEND = "sluice_replicas";
   /** The frontend's name (what a node's stop disables first). */
   static final String FRONTEND = "sluice";
+  /** The frontend of HAProxy's own Prometheus exporter. */
+  static final String METRICS_FRONTEND = "sluice_metrics";
   private static final Pattern OUTSIDE = Pattern.compile("[^A-Za-z0-9._-]");
   private static final Pattern DIGEST = Pattern.compile("[0-9a-f]{64}");
   private static final String APP_FOUND = "{ var(txn.sluice_app) -m found }";
@@ -155,6 +157,20 @@ public final class HaproxyConfig {
   private HaproxyConfig() {}
 
   /** A replica id as an HAProxy server name: '#' -> '-', '/' -> '.', others -> '_'. */
+  /**
+   * A frontend serving HAProxy's own metrics (its Prometheus exporter) on {@code host:port}:
+   * {@code GET /metrics}, anything else 404. Appended to {@link #render}'s config.
+   */
+  public static String metricsFrontend(String host, int port) {
+    return String.join("\n", "",
+        "frontend " + METRICS_FRONTEND,
+        "  bind " + host + ":" + port,
+        "  http-request use-service prometheus-exporter if { path /metrics }",
+        "  http-request return status 404 content-type text/plain string \"Not found: HAProxy's "
+            + "metrics are at /metrics\"",
+        "");
+  }
+
   public static String serverName(String replicaId) {
     return OUTSIDE.matcher(replicaId.replace('#', '-').replace('/', '.')).replaceAll("_");
   }

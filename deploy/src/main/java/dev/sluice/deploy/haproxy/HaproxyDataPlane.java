@@ -19,6 +19,7 @@ import java.util.Collection;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.ExecutorService;
@@ -44,6 +45,9 @@ public final class HaproxyDataPlane implements AutoCloseable {
 
   private final HaproxyBinary binary;
   private final HaproxyConfig.Settings base;
+  /** HAProxy's own metrics frontend, appended to every config; empty when off. */
+  private final String metricsFrontend;
+  private final java.util.Optional<String> metricsUrl;
   private final ApiKeys apiKeys;
   private final Path dir;
   private final boolean ownDir;
@@ -58,12 +62,19 @@ public final class HaproxyDataPlane implements AutoCloseable {
   private String rendered = "";
   /** The replica sets of the last change (null before the first). */
   private volatile List<ReplicaSet> lastSets;
+  /** The ids of the replicas HAProxy's newest worker has servers for (confirmed). */
+  private volatile Set<String> serving = Set.of();
   /** Set by {@link #close}: no reload starts after it. */
   private volatile boolean closing;
 
   private HaproxyDataPlane(HaproxyBinary binary, HaproxyConfig.Settings base, ApiKeys apiKeys,
-      Path dir, boolean ownDir, SluiceMetrics metrics) {
+      Path dir, boolean ownDir, SluiceMetrics metrics, HaproxySettings settings) {
     this.binary = binary;
+    this.metricsFrontend = settings.metricsEnabled()
+        ? HaproxyConfig.metricsFrontend(settings.metricsHost(), settings.metricsPort()) : "";
+    this.metricsUrl = settings.metricsEnabled() ? java.util.Optional.of("http://"
+        + settings.metricsHost() + ":" + settings.metricsPort() + "/metrics")
+        : java.util.Optional.empty();
     this.base = base;
     this.apiKeys = apiKeys;
     this.dir = dir;
@@ -91,6 +102,12 @@ public final class HaproxyDataPlane implements AutoCloseable {
       ApiKeys apiKeys, SluiceMetrics metrics) throws IOException, InterruptedException {
     HaproxySettings settings = HaproxySettings.fromConfig(config);
     HaproxyBinary binary = HaproxyBinary.locate(settings.binary());
+    if (settings.metricsEnabled() && !binary.prometheusExporter()) {
+      throw new IllegalStateException("sluice.haproxy.metrics-port: " + binary.path()
+          + " (HAProxy " + binary.version() + ") is built without the Prometheus exporter "
+          + "(haproxy -vv does not say \"Built with the Prometheus exporter\"): use a build "
+          + "with USE_PROMEX=1, such as Debian's, or set it to -1");
+    }
     java.net.URI router = routerAddress(settings, localRouterPort);
     String token = ClusterToken.fromConfig(config).secret();
     int forwardLimit = config.getBoolean("sluice.ingress.forward-body")
@@ -105,7 +122,7 @@ public final class HaproxyDataPlane implements AutoCloseable {
         ? Files.createDirectories(settings.dir().get())
         : Files.createTempDirectory("sluice-haproxy");
     HaproxyDataPlane plane = new HaproxyDataPlane(binary, base, apiKeys, dir,
-        settings.dir().isEmpty(), metrics);
+        settings.dir().isEmpty(), metrics, settings);
     try {
       plane.launch(settings);
     } catch (IOException | RuntimeException | InterruptedException e) {
@@ -134,7 +151,7 @@ public final class HaproxyDataPlane implements AutoCloseable {
   private void launch(HaproxySettings settings) throws IOException, InterruptedException {
     reloadTimeout = settings.startTimeout();
     writeIfChanged(lua, HaproxyConfig.lua());
-    rendered = HaproxyConfig.render(base, List.of(), lua);
+    rendered = HaproxyConfig.render(base, List.of(), lua) + metricsFrontend;
     writeConfig(config, rendered);
     servers.set(0);
     process = HaproxyProcess.start(binary, config, dir, settings.host(), settings.port(),
@@ -142,6 +159,17 @@ public final class HaproxyDataPlane implements AutoCloseable {
     log.info("HAProxy {} data plane listening on http://{}:{} (router {}:{}; config {})",
         binary.version(), settings.host(), settings.port(), base.routerHost(),
         base.routerPort(), config);
+    metricsUrl.ifPresent(url -> log.info("HAProxy's own metrics at {}", url));
+  }
+
+  /** The replicas HAProxy can pin requests to now (its newest worker has their servers). */
+  public Set<String> servingReplicas() {
+    return serving;
+  }
+
+  /** Where HAProxy serves its own Prometheus metrics, if it does. */
+  public java.util.Optional<String> metricsUrl() {
+    return metricsUrl;
   }
 
   /** The deployments' current sets changed: sync HAProxy to them (in order, off this thread). */
@@ -185,7 +213,7 @@ public final class HaproxyDataPlane implements AutoCloseable {
         .flatMap(set -> set.replicas().stream())
         .map(r -> new HaproxyConfig.Replica(r.id().toString(), r.host(), r.port()))
         .sorted(Comparator.comparing(HaproxyConfig.Replica::id)).toList();
-    String next = HaproxyConfig.render(settings, replicas, lua);
+    String next = HaproxyConfig.render(settings, replicas, lua) + metricsFrontend;
     if (next.equals(rendered)) {
       return;
     }
@@ -201,6 +229,7 @@ public final class HaproxyDataPlane implements AutoCloseable {
           .collect(Collectors.toCollection(TreeSet::new)),
           reloadTimeout);
       rendered = next;
+      serving = replicas.stream().map(HaproxyConfig.Replica::id).collect(Collectors.toSet());
       reloads.labelValues("ok").inc();
       servers.set(replicas.size());
       log.info("HAProxy reloaded: {} replica servers {}", replicas.size(),
