@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.typesafe.config.Config;
+import com.fasterxml.jackson.databind.JsonNode;
 import com.typesafe.config.ConfigFactory;
 import dev.sluice.core.testing.Await;
 import dev.sluice.core.testing.Sse;
@@ -452,6 +453,15 @@ class ManagedHaproxyIT {
       assertThat(sample(scrape.body(), "haproxy_server_http_responses_total",
           "server=\"" + HaproxyConfig.serverName(replica) + "\"", "code=\"2xx\"")).isEqualTo(5);
       assertThat(TestNodes.get(HAPROXY_METRICS_PORT, "/").statusCode()).isEqualTo(404);
+      // The dashboard's totals see requests through HAProxy on the replicas, none at the ingress.
+      try (Load load = new Load(METERED_HAPROXY_PORT, 1)) {
+        JsonNode totals = DashboardEvents.awaitTotals(node.apiPort().orElseThrow(),
+            Duration.ofSeconds(20), seen -> seen.path("replica_requests_per_s").asDouble() > 0);
+        assertThat(totals.path("requests_per_s").asDouble()).isZero();
+        assertThat(totals.path("replica_ttft_p50_ms").isNumber()).isTrue();
+        load.close();
+        assertThat(load.failures).isEmpty();
+      }
     } finally {
       node.close();
     }

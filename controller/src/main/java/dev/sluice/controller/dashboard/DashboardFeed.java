@@ -198,6 +198,13 @@ public final class DashboardFeed implements AutoCloseable {
         any(), 0.5));
     putMs(totals, "ttft_p99_ms", MetricMath.quantile(rates, "sluice_ingress_ttft_seconds",
         any(), 0.99));
+    // What the replicas saw, whichever data plane brought the requests (HAProxy's are in none
+    // of the ingress's figures above): requests that got a first token, and that token's time
+    // from the slot taken (no proxy hop or route in it).
+    totals.put("replica_requests_per_s", round(MetricMath.rate(rates,
+        "sluice_replica_ttft_seconds_count", any())));
+    putMs(totals, "replica_ttft_p50_ms", MetricMath.quantile(rates, "sluice_replica_ttft_seconds",
+        any(), 0.5));
     return totals;
   }
 

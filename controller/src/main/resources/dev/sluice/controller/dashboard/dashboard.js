@@ -201,7 +201,8 @@
   // Column store for all charts: column → field of a history/totals point. Column x holds the
   // time in seconds, because uPlot time scales expect seconds.
   const FIELDS = { tokens: 'tokens_per_s', requests: 'requests_per_s', errors: 'errors_per_s',
-    p50: 'ttft_p50_ms', p99: 'ttft_p99_ms' };
+    p50: 'ttft_p50_ms', p99: 'ttft_p99_ms', replicaRequests: 'replica_requests_per_s',
+    replicaP50: 'replica_ttft_p50_ms' };
   const KEYS = ['x'].concat(Object.keys(FIELDS));
   const points = {};
   KEYS.forEach((k) => { points[k] = []; });
@@ -209,8 +210,11 @@
   // Each chart: container id and its series as [label, column, colour].
   const CHARTS = [
     { id: 'chart-tokens', series: [['tokens/s', 'tokens', '#2563eb']] },
-    { id: 'chart-ttft', series: [['p50 ms', 'p50', '#059669'], ['p99 ms', 'p99', '#d97706']] },
-    { id: 'chart-requests', series: [['requests/s', 'requests', '#7c3aed']] },
+    // The ingresses' figures, and the replicas' own (every data plane, HAProxy's included).
+    { id: 'chart-ttft', series: [['p50 ms', 'p50', '#059669'], ['p99 ms', 'p99', '#d97706'],
+      ['replicas p50 ms', 'replicaP50', '#6ee7b7']] },
+    { id: 'chart-requests', series: [['ingress requests/s', 'requests', '#7c3aed'],
+      ['replicas requests/s', 'replicaRequests', '#c4b5fd']] },
     { id: 'chart-errors', series: [['errors/s', 'errors', '#dc2626']] },
   ];
 
