@@ -118,6 +118,9 @@ final class StatusReport {
       } else {
         row.putNull("endpoint");
       }
+      if (record.info.dataPort() > 0) {  // an external engine: completions go straight to it
+        row.put("engine_endpoint", "http://" + record.info.host() + ":" + record.info.dataPort());
+      }
       row.put("state", record.state().name());
       row.put("serving", serving.test(record));  // in the published set: RUNNING, node reachable
       row.put("ongoing", record.ongoing);

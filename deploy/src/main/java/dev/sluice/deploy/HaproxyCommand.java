@@ -99,8 +99,10 @@ final class HaproxyCommand {
           String endpoint = replica.path("endpoint").asText("");
           if (replica.path("state").asText().equals("RUNNING") && !endpoint.isEmpty()) {
             URI uri = URI.create(endpoint);
+            // An external engine's completions go to it directly, as from the ingress.
+            URI engine = URI.create(replica.path("engine_endpoint").asText(endpoint));
             replicas.add(new HaproxyConfig.Replica(replica.path("replica_id").asText(),
-                uri.getHost(), uri.getPort()));
+                uri.getHost(), engine.getPort(), uri.getPort()));
           }
         }
       }

@@ -200,6 +200,24 @@ class ManagedHaproxyIT {
         assertThat(viaHaproxy.headers().firstValue("x-serve-reason"))
             .isEqualTo(viaIngress.headers().firstValue("x-serve-reason"));
       }
+      // Only the completion routes reach a replica, through either: a replica's other routes
+      // (a simulated engine's fault switch, its metrics) are not for clients, and HAProxy sends
+      // replicas the cluster token. Everything else gets the ingress's 404 or 405.
+      for (String[] request : List.of(new String[] {"POST", "/-/sim/fault?mode=hang"},
+          new String[] {"GET", "/metrics"}, new String[] {"POST", "/chat/v1/embeddings"},
+          new String[] {"GET", CHAT}, new String[] {"DELETE", "/chat/v1/completions"},
+          new String[] {"POST", "/v1/models"})) {
+        HttpResponse<String> viaIngress = send(ingress, request[0], request[1]);
+        HttpResponse<String> viaHaproxy = send(PREFIX_PORT, request[0], request[1]);
+        assertThat(viaIngress.statusCode()).as(String.join(" ", request)).isIn(404, 405);
+        assertThat(viaHaproxy.statusCode()).as(String.join(" ", request) + viaHaproxy.body())
+            .isEqualTo(viaIngress.statusCode());
+        assertThat(Sse.json(viaHaproxy.body())).isEqualTo(Sse.json(viaIngress.body()));
+        assertThat(viaHaproxy.headers().firstValue("allow"))
+            .isEqualTo(viaIngress.headers().firstValue("allow"));
+      }
+      assertThat(TestNodes.post(PREFIX_PORT, CHAT, sim).statusCode()).as("no fault switched on")
+          .isEqualTo(200);
       // Without a root application, a path under no prefix is 404 from both.
       TestNodes.api(two.apiPort().orElseThrow(), "PUT", "/api/applications",
           apps.substring(apps.indexOf("  - name: chat")).replace("  - name: chat",
@@ -465,6 +483,14 @@ class ManagedHaproxyIT {
     } finally {
       node.close();
     }
+  }
+
+  private static HttpResponse<String> send(int port, String method, String path)
+      throws Exception {
+    return TestNodes.HTTP.send(java.net.http.HttpRequest.newBuilder(java.net.URI.create(
+            "http://127.0.0.1:" + port + path)).method(method,
+            java.net.http.HttpRequest.BodyPublishers.noBody()).timeout(Duration.ofSeconds(30))
+        .build(), HttpResponse.BodyHandlers.ofString());
   }
 
   /** The value of the one sample of {@code name} whose labels include every one of {@code has}. */

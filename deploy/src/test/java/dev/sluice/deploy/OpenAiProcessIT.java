@@ -36,6 +36,7 @@ import org.junit.jupiter.api.TestMethodOrder;
 class OpenAiProcessIT {
 
   private static final ObjectMapper JSON = new ObjectMapper();
+  private static final int HAPROXY_PORT = 19201;
 
   private SluiceNode node;
   private int ingress;
@@ -74,7 +75,8 @@ class OpenAiProcessIT {
 
   @BeforeAll
   void start() throws Exception {
-    node = TestNodes.local(app(1, 100), ConfigFactory.empty());
+    node = TestNodes.local(app(1, 100), ConfigFactory.parseString(
+        "sluice.haproxy.port = " + HAPROXY_PORT));
     ingress = node.ingressPort().orElseThrow();
     api = node.apiPort().orElseThrow();
   }
@@ -140,6 +142,30 @@ class OpenAiProcessIT {
         .hasValue(replica.id().toString());
     assertThat(engineStreams(replica.dataPort())).as("the engine served the stream")
         .isEqualTo(streamsBefore + 1);
+
+    // Through HAProxy too: to the engine's port, not through the replica's endpoint (whose own
+    // first-token count would then grow), with x-sluice-served-by added as the splice adds it.
+    double relayedBefore = replicaTtftCount();
+    HttpResponse<String> viaHaproxy = TestNodes.post(HAPROXY_PORT, "/v1/chat/completions",
+        chat(true));
+    assertThat(viaHaproxy.statusCode()).as(viaHaproxy.body()).isEqualTo(200);
+    assertThat(viaHaproxy.body()).contains("data: [DONE]");
+    assertThat(viaHaproxy.headers().firstValue("x-sluice-served-by"))
+        .hasValue(replica.id().toString());
+    assertThat(engineStreams(replica.dataPort())).isEqualTo(streamsBefore + 2);
+    assertThat(replicaTtftCount()).as("requests the replica's endpoint relayed")
+        .isEqualTo(relayedBefore);
+    // What `sluice haproxy render` reads to do the same.
+    assertThat(TestNodes.status(node).findValuesAsText("engine_endpoint"))
+        .containsExactly("http://" + replica.host() + ":" + replica.dataPort());
+  }
+
+  /** The replica endpoint's count of first tokens (requests it served itself). */
+  private double replicaTtftCount() throws Exception {
+    return TestNodes.get(node.metricsPort().orElseThrow(), "/metrics").body().lines()
+        .filter(line -> line.startsWith("sluice_replica_ttft_seconds_count{"))
+        .mapToDouble(line -> Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1)))
+        .sum();
   }
 
   private static long engineStreams(int port) throws Exception {

@@ -26,7 +26,10 @@ import java.util.regex.Pattern;
  * replica's server (a server HAProxy's checks mark down fails with {@code replica_unreachable},
  * never falls back to another). A failure anywhere on that path answers 503 {@code text/plain}
  * "Ingress request router failed: reason" with {@code X-Serve-Reason} before any backend is used
- * (fail closed); other methods and paths are load-balanced ({@code leastconn}).
+ * (fail closed). Only completions reach a replica (an external engine's own port, where it has
+ * one); HAProxy answers everything else as the ingress does (models, 404, 405). Issue 13 had
+ * other methods load-balanced: they would reach a replica's internal routes with the cluster
+ * token.
  */
 public final class HaproxyConfig {
 
@@ -39,6 +42,10 @@ public final class HaproxyConfig {
   private static final Pattern OUTSIDE = Pattern.compile("[^A-Za-z0-9._-]");
   private static final Pattern DIGEST = Pattern.compile("[0-9a-f]{64}");
   private static final String APP_FOUND = "{ var(txn.sluice_app) -m found }";
+  /** A completion route of the request's application (see {@code completions}). */
+  private static final String COMPLETION = "{ var(txn.sluice_completion) -m found }";
+  /** The request's path as the client sent it (before a route prefix comes off). */
+  private static final String PATH = "%[var(txn.sluice_path),json(utf8s)]";
   /** A model id HAProxy's config can hold as it is, in a path and in a quoted string. */
   private static final Pattern PLAIN_ID = Pattern.compile("[A-Za-z0-9._:@+/-]+");
   /** Digests per {@code acl} line: HAProxy takes at most 64 words and 2 KiB a line. */
@@ -50,12 +57,21 @@ public final class HaproxyConfig {
   /** How long a replica may take to start its answer, and stay silent in it. */
   private static final int SERVER_TIMEOUT_S = 600;
 
-  /** A replica as HAProxy sees it: its id and its endpoint. */
-  public record Replica(String id, String host, int port) {
+  /**
+   * A replica as HAProxy sees it: its id, where its completions go ({@code port}: its endpoint's,
+   * or an external engine's, as the ingress sends them) and the port of its endpoint, whose
+   * {@code /-/healthz} HAProxy checks.
+   */
+  public record Replica(String id, String host, int port, int healthPort) {
 
     public Replica {
       Objects.requireNonNull(id, "id");
       Objects.requireNonNull(host, "host");
+    }
+
+    /** A replica whose endpoint takes its completions. */
+    public Replica(String id, String host, int port) {
+      this(id, host, port, port);
     }
   }
 
@@ -239,6 +255,7 @@ public final class HaproxyConfig {
     out.add("  http-request return status 200 content-type text/plain string ok "
         + "if { path /-/healthz }");
     requestIds(out);
+    out.add("  http-request set-var(txn.sluice_path) path");
     apiKeys(out, settings.apiKeysRequired(), settings.apiKeyDigests());
     // A body over the limit is the replica's to refuse: it reads on first (BoundedBody), so
     // that a client still sending gets the 413. HAProxy answering early, then closing, reset
@@ -255,9 +272,10 @@ public final class HaproxyConfig {
     // can read the body for the router when body forwarding is on.
     out.add("  http-request wait-for-body time " + REQUEST_TIMEOUT_S + "s");
     applications(out, settings);
-    // With no application known yet every POST asks the router, which says why it cannot route.
-    out.add("  http-request lua.sluice_route if METH_POST"
-        + (settings.routes().isEmpty() ? "" : " " + APP_FOUND));
+    completions(out, settings);
+    // With no application known yet every completion asks the router, which says why it cannot
+    // route.
+    out.add("  http-request lua.sluice_route if METH_POST " + COMPLETION);
     // The request's own mistakes, as the ingress answers them (Answers.notRouted): a model no
     // deployment of the application serves, or none named where several are.
     String detail = "%[var(txn.sluice_detail),json(utf8s)]";
@@ -277,6 +295,7 @@ public final class HaproxyConfig {
         + "if { var(txn.sluice_reason) -m found } { var(txn.sluice_detail) -m found }");
     out.add(failed + "if { var(txn.sluice_reason) -m found }");
     withinApplications(out, settings);
+    notServed(out);
     out.add("  default_backend " + BACKEND);
     out.add("");
     out.add("backend " + BACKEND);
@@ -297,6 +316,9 @@ public final class HaproxyConfig {
         : "  http-request set-header authorization \"Bearer %[env(SLUICE_ROUTER_TOKEN)]\"");
     out.add("  http-response set-header x-sluice-replica %[var(txn.sluice_replica)] "
         + "if { var(txn.sluice_replica) -m found }");
+    // An external engine answers without it (the replica's endpoint adds it): as the splice does.
+    out.add("  http-response set-header x-sluice-served-by %[var(txn.sluice_replica)] "
+        + "if { var(txn.sluice_replica) -m found } !{ res.hdr(x-sluice-served-by) -m found }");
     for (Replica replica : replicas) {
       String name = serverName(replica.id());
       out.add("  use-server " + name + " if { var(txn.sluice_server) -m str " + name + " }");
@@ -305,8 +327,12 @@ public final class HaproxyConfig {
       // A failed connection marks the server down at once (the health checks bring it back):
       // the Lua action then has the router pick again without it, where waiting for 3 failed
       // checks (6 s) sent every request the router still gave it to a dead replica.
+      // An external engine gets the completions (as from the ingress: no hop through the
+      // replica's endpoint), and the replica's endpoint the health checks.
       out.add("  server " + serverName(replica.id()) + " " + replica.host() + ":"
-          + replica.port() + " check inter 2s observe layer4 error-limit 1 on-error mark-down");
+          + replica.port() + " check" + (replica.healthPort() == replica.port() ? ""
+              : " port " + replica.healthPort())
+          + " inter 2s observe layer4 error-limit 1 on-error mark-down");
     }
     return String.join("\n", out) + "\n";
   }
@@ -333,6 +359,46 @@ public final class HaproxyConfig {
             + "{ var(txn.sluice_app) -m str " + app + " }");
       }
     });
+  }
+
+  /**
+   * The completion routes ({@code POST /v1/chat/completions} and {@code /v1/completions} under
+   * the application's prefix) are the only requests a replica gets, as from the ingress: they
+   * carry the cluster token, and a replica's (or an external engine's) other routes are not for
+   * clients. Another method on them is 405, naming {@code POST}.
+   */
+  private static void completions(List<String> out, Settings settings) {
+    if (settings.routes().isEmpty()) {
+      out.add("  http-request set-var(txn.sluice_completion) bool(true) if "
+          + "{ path /v1/chat/completions /v1/completions }");
+    }
+    settings.routes().forEach((prefix, app) -> {
+      String root = prefix.equals("/") ? "" : prefix;
+      out.add("  http-request set-var(txn.sluice_completion) bool(true) if "
+          + "{ var(txn.sluice_app) -m str " + app + " } { path " + root + "/v1/chat/completions "
+          + root + "/v1/completions }");
+    });
+    out.add(notAllowed("POST") + " if " + COMPLETION + " !METH_POST");
+  }
+
+  /**
+   * What is neither a completion nor answered above gets the ingress's answers: 405 for another
+   * method than {@code GET} on the models' paths, else 404. (A {@code GET} of the models whose
+   * ids the config could not hold goes on to a replica.)
+   */
+  private static void notServed(List<String> out) {
+    out.add(notAllowed("\"GET, HEAD\"") + " if !METH_GET { path /v1/models } || !METH_GET "
+        + "{ path_beg /v1/models/ }");
+    out.add("  http-request return status 404 content-type application/json lf-string '"
+        + new ApiError(ApiError.Code.NOT_FOUND, "Not found: " + PATH, null).toJson()
+        + "' unless " + COMPLETION + " || METH_GET { path /v1/models } || METH_GET "
+        + "{ path_beg /v1/models/ }");
+  }
+
+  private static String notAllowed(String allow) {
+    return "  http-request return status 405 content-type application/json lf-string '"
+        + new ApiError(ApiError.Code.METHOD_NOT_ALLOWED, "Method %[method] not allowed on "
+            + PATH, null).toJson() + "' hdr Allow " + allow;
   }
 
   /**

@@ -211,7 +211,8 @@ public final class HaproxyDataPlane implements AutoCloseable {
         .withApiKeys(apiKeys.enabled(), apiKeys.hexDigests());
     List<HaproxyConfig.Replica> replicas = sets.stream()
         .flatMap(set -> set.replicas().stream())
-        .map(r -> new HaproxyConfig.Replica(r.id().toString(), r.host(), r.port()))
+        .map(r -> new HaproxyConfig.Replica(r.id().toString(), r.host(), r.completionPort(),
+            r.port()))
         .sorted(Comparator.comparing(HaproxyConfig.Replica::id)).toList();
     String next = HaproxyConfig.render(settings, replicas, lua) + metricsFrontend;
     if (next.equals(rendered)) {
