@@ -48,10 +48,12 @@ class ManagedHaproxyIT {
   private static final int STOPPED_HAPROXY_PORT = 19198;
   private static final int METERED_HAPROXY_PORT = 19199;
   private static final int HAPROXY_METRICS_PORT = 19200;
+  private static final int ROLLED_HAPROXY_PORT = 19202;
   private static final String CHAT = "/v1/chat/completions";
 
   private static int servers(HaproxyDataPlane plane) {
-    return (int) plane.runningConfig().lines().filter(line -> line.startsWith("  server "))
+    return (int) plane.runningConfig().lines().filter(line -> line.startsWith("  server ")
+            && !line.startsWith("  server " + HaproxyConfig.DYNAMIC_SERVER + " "))
         .count();
   }
 
@@ -435,6 +437,47 @@ class ManagedHaproxyIT {
           .as("the stream in flight").endsWith("data: [DONE]\n\n");
       stop.join(15_000);
       assertThat(stop.isAlive()).as("the node still stopping").isFalse();
+    } finally {
+      node.close();
+    }
+  }
+
+  /**
+   * A client's kept-alive connection stays with HAProxy's old worker after a reload, until its
+   * next answer. When a rolling update replaced every replica, that worker knows none of the
+   * router's picks: it sends the request to the address the router gave (it got 503
+   * {@code unknown_replica_id} before).
+   */
+  @Test
+  void aConnectionOnTheOldWorkerAfterARollingUpdateIsServed() throws Exception {
+    String app = TestNodes.app(1, 0, 1, 8);
+    SluiceNode node = TestNodes.local(app, ConfigFactory.parseString(
+        "sluice.haproxy.port = " + ROLLED_HAPROXY_PORT));
+    try (Socket client = new Socket("127.0.0.1", ROLLED_HAPROXY_PORT)) {
+      HaproxyDataPlane plane = node.haproxy().orElseThrow();
+      client.setSoTimeout(30_000);
+      InputStream in = new BufferedInputStream(client.getInputStream());
+      String chat = "{\"messages\":[{\"role\":\"user\",\"content\":\"x\"}]}";
+      byte[] request = RawClient.bytes("POST " + CHAT + " HTTP/1.1\r\nHost: x\r\n"
+          + "Content-Type: application/json\r\nContent-Length: " + chat.length() + "\r\n\r\n"
+          + chat);
+      client.getOutputStream().write(request);
+      RawHttp.Response first = RawHttp.response(in);
+      assertThat(first.status()).isEqualTo(200);
+      String old = first.header("x-sluice-served-by");
+
+      HttpResponse<String> put = TestNodes.api(node.apiPort().orElseThrow(), "PUT",
+          "/api/applications", app.replace("default_max_tokens: 16", "default_max_tokens: 17"),
+          "application/yaml");
+      assertThat(put.statusCode()).as(put.body()).isEqualTo(200);
+      Await.untilOk(Duration.ofSeconds(30), "HAProxy serves only the new replica", () ->
+          plane.servingReplicas().size() == 1 && !plane.servingReplicas().contains(old));
+
+      client.getOutputStream().write(request);
+      RawHttp.Response second = RawHttp.response(in);
+      assertThat(second.status()).as(second.headers() + second.body()).isEqualTo(200);
+      assertThat(second.header("x-sluice-served-by"))
+          .isEqualTo(plane.servingReplicas().iterator().next());
     } finally {
       node.close();
     }

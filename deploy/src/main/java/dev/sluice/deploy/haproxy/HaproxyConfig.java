@@ -37,6 +37,8 @@ public final class HaproxyConfig {
   static final String BACKEND = "sluice_replicas";
   /** The frontend's name (what a node's stop disables first). */
   static final String FRONTEND = "sluice";
+  /** The server of requests sent to the router's address rather than a known server. */
+  public static final String DYNAMIC_SERVER = "sluice_replica_by_address";
   /** The frontend of HAProxy's own Prometheus exporter. */
   static final String METRICS_FRONTEND = "sluice_metrics";
   private static final Pattern OUTSIDE = Pattern.compile("[^A-Za-z0-9._-]");
@@ -311,6 +313,13 @@ public final class HaproxyConfig {
     // A pinned request goes to its server even if that server was just marked down (it then
     // fails there): never to another one.
     out.add("  force-persist if { var(txn.sluice_server) -m found }");
+    // An old worker's request for a replica added after its config (the Lua action): to the
+    // address the router gave. The server takes no other request (weight 0, no checks).
+    out.add("  http-request set-dst var(txn.sluice_dst_host) if { var(txn.sluice_dst_host) -m "
+        + "found }");
+    out.add("  http-request set-dst-port var(txn.sluice_dst_port) if { var(txn.sluice_dst_host) "
+        + "-m found }");
+    out.add("  use-server " + DYNAMIC_SERVER + " if { var(txn.sluice_dst_host) -m found }");
     // Replicas get the cluster token as the ingress sends it, never the client's own credentials.
     out.add(settings.routerToken().isEmpty() ? "  http-request del-header authorization"
         : "  http-request set-header authorization \"Bearer %[env(SLUICE_ROUTER_TOKEN)]\"");
@@ -323,6 +332,7 @@ public final class HaproxyConfig {
       String name = serverName(replica.id());
       out.add("  use-server " + name + " if { var(txn.sluice_server) -m str " + name + " }");
     }
+    out.add("  server " + DYNAMIC_SERVER + " 0.0.0.0:0 weight 0");
     for (Replica replica : replicas) {
       // A failed connection marks the server down at once (the health checks bring it back):
       // the Lua action then has the router pick again without it, where waiting for 3 failed

@@ -225,10 +225,10 @@ public final class HaproxyDataPlane implements AutoCloseable {
       Files.move(candidate, config, StandardCopyOption.REPLACE_EXISTING,
           StandardCopyOption.ATOMIC_MOVE);
       process.reload();
-      process.awaitServers(HaproxyConfig.BACKEND, replicas.stream()
-          .map(replica -> HaproxyConfig.serverName(replica.id()))
-          .collect(Collectors.toCollection(TreeSet::new)),
-          reloadTimeout);
+      Set<String> names = replicas.stream().map(replica -> HaproxyConfig.serverName(replica.id()))
+          .collect(Collectors.toCollection(TreeSet::new));
+      names.add(HaproxyConfig.DYNAMIC_SERVER);
+      process.awaitServers(HaproxyConfig.BACKEND, names, reloadTimeout);
       rendered = next;
       serving = replicas.stream().map(HaproxyConfig.Replica::id).collect(Collectors.toSet());
       reloads.labelValues("ok").inc();

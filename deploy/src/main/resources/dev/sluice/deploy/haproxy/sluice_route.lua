@@ -248,22 +248,35 @@ local function ask_router(txn, body, cut, excluded)
   if id == nil or not safe(id) then
     return nil, "unparseable_replica_id"
   end
-  return id, nil
+  -- Where its completions go (an IP address only: set-dst takes no name), for an old worker.
+  local host = answer:match('"host"%s*:%s*"([%d%.:a-fA-F]+)"')
+  local port = tonumber(answer:match('"completion_port"%s*:%s*(%d+)')
+    or answer:match('"port"%s*:%s*(%d+)'))
+  return id, nil, host, port
 end
 
 -- Asks the router, then pins the request to the chosen replica's server. A replica this HAProxy
 -- does not know (yet: the router may hear of a new replica a moment before this HAProxy's
 -- reload) or sees down is excluded and the router asked again, up to `attempts` times in all;
--- never is another server used in its place. When the router then has nobody else, the answer
+-- never is another server used in its place. (An old worker, stopping after a reload, sends a
+-- replica it does not know to the address the router gave instead: its config is the stale
+-- one.) When the router then has nobody else, the answer
 -- gives the exclusion's reason (unknown_replica_id, replica_unreachable), the real cause.
 local attempts = 3
+
+-- Whether this worker is an old one, stopping after a reload (HAProxy gives the boolean as a
+-- number: 0 is true in Lua).
+local function stopping(txn)
+  local value = txn.f:stopping()
+  return value == true or value == 1
+end
 
 local function route(txn)
   local body, cut = forwarded_body(txn)
   local excluded = {}
   local reason = "router_unreachable"
   for _ = 1, attempts do
-    local id, failure = ask_router(txn, body, cut, excluded)
+    local id, failure, host, port = ask_router(txn, body, cut, excluded)
     if id == nil then
       if #excluded > 0 and failure == "router_non_200" then
         return fail(txn, reason)
@@ -273,6 +286,15 @@ local function route(txn)
     local name = server_name(id)
     local backend = core.backends[backend_name]
     local server = backend and backend.servers[name]
+    if server == nil and host and port and stopping(txn) then
+      -- An old worker after a reload, on a client's kept-alive connection: its config predates
+      -- the replica (a rolling update replaced them all, say). The router's pick is current:
+      -- the request goes to that replica's address, as the new worker would send it.
+      txn:set_var("txn.sluice_dst_host", host)
+      txn:set_var("txn.sluice_dst_port", port)
+      txn:set_var("txn.sluice_replica", id)
+      return
+    end
     if server == nil then
       reason = "unknown_replica_id"
     elseif (server:get_stats()["status"] or ""):sub(1, 2) ~= "UP" then
