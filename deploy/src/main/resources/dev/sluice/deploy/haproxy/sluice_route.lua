@@ -248,10 +248,11 @@ local function ask_router(txn, body, cut, excluded)
   if id == nil or not safe(id) then
     return nil, "unparseable_replica_id"
   end
-  -- Where its completions go (an IP address only: set-dst takes no name), for an old worker.
+  -- The replica's endpoint (an IP address only: set-dst takes no name), for an old worker. (It
+  -- relays an external engine's answer: slower than the engine's own port, but the answer's
+  -- shape stays Ray's host, port and replica_id.)
   local host = answer:match('"host"%s*:%s*"([%d%.:a-fA-F]+)"')
-  local port = tonumber(answer:match('"completion_port"%s*:%s*(%d+)')
-    or answer:match('"port"%s*:%s*(%d+)'))
+  local port = tonumber(answer:match('"port"%s*:%s*(%d+)'))
   return id, nil, host, port
 end
 

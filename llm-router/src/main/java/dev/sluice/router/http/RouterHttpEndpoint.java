@@ -172,11 +172,8 @@ public final class RouterHttpEndpoint {
       routed.leaseId().ifPresent(lease ->
           queue.ifPresent(q -> q.tell(new CapacityQueue.Release(lease))));
       var replica = routed.replica();
-      // completion_port: an external engine's own, where it has one (Sluice's data planes send
-      // completions there); port stays the replica's endpoint, as Ray's answer has it.
       return json(200, "{\"host\":" + JsonText.quote(replica.host()) + ",\"port\":"
-          + replica.port() + ",\"completion_port\":" + replica.completionPort()
-          + ",\"replica_id\":" + JsonText.quote(replica.id().toString()) + "}");
+          + replica.port() + ",\"replica_id\":" + JsonText.quote(replica.id().toString()) + "}");
     }
     RouteResult.NotRouted notRouted = (RouteResult.NotRouted) result;
     String reason = notRouted.reason().value();
