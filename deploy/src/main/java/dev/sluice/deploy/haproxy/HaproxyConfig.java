@@ -174,7 +174,6 @@ public final class HaproxyConfig {
 
   private HaproxyConfig() {}
 
-  /** A replica id as an HAProxy server name: '#' -> '-', '/' -> '.', others -> '_'. */
   /**
    * A frontend serving HAProxy's own metrics (its Prometheus exporter) on {@code host:port}:
    * {@code GET /metrics}, anything else 404. Appended to {@link #render}'s config.
@@ -189,6 +188,7 @@ public final class HaproxyConfig {
         "");
   }
 
+  /** A replica id as an HAProxy server name: '#' -> '-', '/' -> '.', others -> '_'. */
   public static String serverName(String replicaId) {
     return OUTSIDE.matcher(replicaId.replace('#', '-').replace('/', '.')).replaceAll("_");
   }
