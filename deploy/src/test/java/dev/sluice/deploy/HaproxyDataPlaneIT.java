@@ -42,6 +42,8 @@ class HaproxyDataPlaneIT {
   private static final int MODEL_ROUTER_PORT = 19194;
   private static final int DEAD_PORT = 19195;
   private static final int DEAD_ROUTER_PORT = 19196;
+  private static final int EMPTY_PORT = 19203;
+  private static final int ALL_DOWN_PORT = 19204;
   private static final String CHAT = "/v1/chat/completions";
 
   private static SluiceNode node;
@@ -177,6 +179,46 @@ class HaproxyDataPlaneIT {
     HttpResponse<String> models = TestNodes.get(ROUTED_PORT, "/v1/models");
     assertThat(models.statusCode()).isEqualTo(200);
     assertThat(models.headers().firstValue("x-sluice-replica")).isEmpty();
+  }
+
+  /**
+   * HAProxy's health is whether it could serve: 503 while no replica's server is up (none known
+   * yet, or every one failing its checks), as Ray's HAProxy answers, so that a load balancer in
+   * front of several HAProxies leaves such a one out.
+   */
+  @Test
+  void healthIsA503WhileNoReplicasServerIsUp() throws Exception {
+    HaproxyConfig.Settings settings = new HaproxyConfig.Settings("127.0.0.1", EMPTY_PORT,
+        "127.0.0.1", node.routerPort().orElseThrow(), 5, "", "x-session-id", routes(node));
+    int closed;
+    try (java.net.ServerSocket socket = new java.net.ServerSocket(0)) {
+      closed = socket.getLocalPort();
+    }
+    HaproxyConfig.Replica gone = new HaproxyConfig.Replica("llm#sim#gone0000", "127.0.0.1",
+        closed);
+    Path dir = Files.createTempDirectory("sluice-haproxy-health");
+    Path lua = dir.resolve("sluice_route.lua");
+    Files.writeString(lua, HaproxyConfig.lua());
+    try (Haproxy empty = Haproxy.withConfig(Files.createDirectory(dir.resolve("empty")),
+            HaproxyConfig.render(settings, List.of(), lua), EMPTY_PORT);
+        Haproxy allDown = Haproxy.withConfig(Files.createDirectory(dir.resolve("down")),
+            HaproxyConfig.render(
+            new HaproxyConfig.Settings("127.0.0.1", ALL_DOWN_PORT, "127.0.0.1",
+                node.routerPort().orElseThrow(), 5, "", "x-session-id", routes(node)),
+            List.of(gone), lua), ALL_DOWN_PORT)) {
+      HttpResponse<String> none = TestNodes.get(EMPTY_PORT, "/-/healthz");
+      assertThat(none.statusCode()).isEqualTo(503);
+      assertThat(none.body()).isEqualTo("no replica is up: no server passes its health check");
+      long end = System.nanoTime() + java.time.Duration.ofSeconds(20).toNanos();
+      while (TestNodes.get(ALL_DOWN_PORT, "/-/healthz").statusCode() != 503) {
+        assertThat(System.nanoTime()).as("the refusing server was never marked down")
+            .isLessThan(end);
+        Thread.sleep(100);
+      }
+    }
+    HttpResponse<String> up = TestNodes.get(ROUTED_PORT, "/-/healthz");
+    assertThat(up.statusCode()).isEqualTo(200);
+    assertThat(up.body()).isEqualTo("ok");
   }
 
   /**

@@ -39,6 +39,8 @@ public final class HaproxyConfig {
   static final String FRONTEND = "sluice";
   /** The server of requests sent to the router's address rather than a known server. */
   public static final String DYNAMIC_SERVER = "sluice_replica_by_address";
+  /** HAProxy's {@code /-/healthz} answer (503) while no replica's server is up. */
+  static final String NO_SERVER_UP = "no replica is up: no server passes its health check";
   /** The frontend of HAProxy's own Prometheus exporter. */
   static final String METRICS_FRONTEND = "sluice_metrics";
   private static final Pattern OUTSIDE = Pattern.compile("[^A-Za-z0-9._-]");
@@ -254,8 +256,12 @@ public final class HaproxyConfig {
     out.add("");
     out.add("frontend " + FRONTEND);
     out.add("  bind " + settings.bindHost() + ":" + settings.bindPort());
+    // Healthy while a replica's server is up, as Ray's HAProxy has it: a load balancer in front
+    // of several HAProxies sends nothing to one that could only fail every request.
     out.add("  http-request return status 200 content-type text/plain string ok "
-        + "if { path /-/healthz }");
+        + "if { path /-/healthz } { nbsrv(" + BACKEND + ") ge 1 }");
+    out.add("  http-request return status 503 content-type text/plain string \"" + NO_SERVER_UP
+        + "\" if { path /-/healthz }");
     requestIds(out);
     out.add("  http-request set-var(txn.sluice_path) path");
     apiKeys(out, settings.apiKeysRequired(), settings.apiKeyDigests());
