@@ -325,7 +325,6 @@ public final class HaproxyConfig {
         + "found }");
     out.add("  http-request set-dst-port var(txn.sluice_dst_port) if { var(txn.sluice_dst_host) "
         + "-m found }");
-    out.add("  use-server " + DYNAMIC_SERVER + " if { var(txn.sluice_dst_host) -m found }");
     // Replicas get the cluster token as the ingress sends it, never the client's own credentials.
     out.add(settings.routerToken().isEmpty() ? "  http-request del-header authorization"
         : "  http-request set-header authorization \"Bearer %[env(SLUICE_ROUTER_TOKEN)]\"");
@@ -334,6 +333,9 @@ public final class HaproxyConfig {
     // An external engine answers without it (the replica's endpoint adds it): as the splice does.
     out.add("  http-response set-header x-sluice-served-by %[var(txn.sluice_replica)] "
         + "if { var(txn.sluice_replica) -m found } !{ res.hdr(x-sluice-served-by) -m found }");
+    // After every http-request rule (HAProxy runs those first anyway, and warns on each reload
+    // of a config that lists one after a use-server rule).
+    out.add("  use-server " + DYNAMIC_SERVER + " if { var(txn.sluice_dst_host) -m found }");
     for (Replica replica : replicas) {
       String name = serverName(replica.id());
       out.add("  use-server " + name + " if { var(txn.sluice_server) -m str " + name + " }");

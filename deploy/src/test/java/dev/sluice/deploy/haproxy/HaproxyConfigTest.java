@@ -100,6 +100,34 @@ class HaproxyConfigTest {
         .hasMessageContaining("route prefix /chat/ of application chat");
   }
 
+  /**
+   * Every part of the config at once (keys, the cluster token, route prefixes, several models,
+   * an external engine's port, the metrics frontend) loads without a warning: HAProxy logs each
+   * one again on every reload, into the node's log.
+   */
+  @Test
+  void aWholeConfigLoadsWithoutAWarning(@TempDir Path dir) throws Exception {
+    Path lua = dir.resolve("sluice_route.lua");
+    Files.writeString(lua, HaproxyConfig.lua());
+    HaproxyConfig.Settings whole = settings("token-1")
+        .withApiKeys(true, List.of(HexFormat.of().formatHex(Bearer.digest("key-1"))))
+        .withRoutes(Map.of("/chat", "chat", "/", "llm"))
+        .withModels(Map.of("chat", List.of("a", "b"), "llm", List.of("c")))
+        .withForwardBodyLimit(4096);
+    String config = HaproxyConfig.render(whole, List.of(
+        new HaproxyConfig.Replica("chat#a#1", "127.0.0.1", 30000),
+        new HaproxyConfig.Replica("llm#c#1", "127.0.0.1", 30101, 30001)), lua)
+        + HaproxyConfig.metricsFrontend("127.0.0.1", 9101);
+    Path file = dir.resolve("haproxy.cfg");
+    Files.writeString(file, config);
+    Process check = new ProcessBuilder(HaproxyBinary.locate("haproxy").path().toString(), "-c",
+        "-f", file.toString()).redirectErrorStream(true).start();
+    String output = new String(check.getInputStream().readAllBytes(),
+        java.nio.charset.StandardCharsets.UTF_8);
+    assertThat(check.waitFor()).as(output).isZero();
+    assertThat(output).doesNotContain("WARNING").doesNotContain("ALERT");
+  }
+
   @Test
   void aDigestThatIsNotOneIsRefused() {
     assertThatThrownBy(() -> settings("").withApiKeys(true, List.of("key-1")))
