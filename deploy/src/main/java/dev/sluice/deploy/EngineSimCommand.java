@@ -2,7 +2,9 @@ package dev.sluice.deploy;
 
 import com.typesafe.config.ConfigFactory;
 import dev.sluice.core.config.EngineConfig;
+import dev.sluice.replica.engine.MeteredEngine;
 import dev.sluice.replica.engine.SimulatedEngine;
+import dev.sluice.replica.engine.TtftHistogram;
 import dev.sluice.replica.http.ReplicaEndpointSettings;
 import dev.sluice.replica.http.ReplicaHttpHandler;
 import dev.sluice.replica.http.ReplicaServer;
@@ -67,8 +69,9 @@ final class EngineSimCommand implements Callable<Integer> {
     var handler = new ReplicaHttpHandler(system, new ReplicaEndpointSettings(
         "", model, maxOngoing, maxTokens, 1 << 20, 8 << 20,
         Duration.ofSeconds(10), Duration.ofSeconds(10), Duration.ofSeconds(10)),
-        new SimulatedEngine(new EngineConfig(EngineConfig.SIMULATED, ttftMs, itlMs, maxTokens,
-            1 << 20, maxNumSeqs, kvCacheBlocks)));
+        MeteredEngine.exporting(new SimulatedEngine(new EngineConfig(EngineConfig.SIMULATED,
+            ttftMs, itlMs, maxTokens, 1 << 20, maxNumSeqs, kvCacheBlocks)),
+            TtftHistogram.ENGINE_SIM_BOUNDS));
     var binding = ReplicaServer.bind(system, host, List.of(port), handler)
         .toCompletableFuture().get();
     binding.addToCoordinatedShutdown(Duration.ofSeconds(5), system);

@@ -144,8 +144,8 @@ class OpenAiProcessIT {
         .isEqualTo(streamsBefore + 1);
 
     // Through HAProxy too: to the engine's port, not through the replica's endpoint (whose own
-    // first-token count would then grow), with x-sluice-served-by added as the splice adds it.
-    double relayedBefore = replicaTtftCount();
+    // stream count would then grow), with x-sluice-served-by added as the splice adds it.
+    long relayedBefore = engineStreams(replica.port());
     HttpResponse<String> viaHaproxy = TestNodes.post(HAPROXY_PORT, "/v1/chat/completions",
         chat(true));
     assertThat(viaHaproxy.statusCode()).as(viaHaproxy.body()).isEqualTo(200);
@@ -153,17 +153,43 @@ class OpenAiProcessIT {
     assertThat(viaHaproxy.headers().firstValue("x-sluice-served-by"))
         .hasValue(replica.id().toString());
     assertThat(engineStreams(replica.dataPort())).isEqualTo(streamsBefore + 2);
-    assertThat(replicaTtftCount()).as("requests the replica's endpoint relayed")
+    assertThat(engineStreams(replica.port())).as("streams the replica's endpoint relayed")
         .isEqualTo(relayedBefore);
     // What `sluice haproxy render` reads to do the same.
     assertThat(TestNodes.status(node).findValuesAsText("engine_endpoint"))
         .containsExactly("http://" + replica.host() + ":" + replica.dataPort());
   }
 
-  /** The replica endpoint's count of first tokens (requests it served itself). */
+  /**
+   * The replica's time to first token comes from the engine's own histogram: the engine's
+   * answers went around the replica's endpoint (the splice, HAProxy), and the dashboard's
+   * replica series count them all the same.
+   */
+  @Test
+  @Order(2)
+  void theReplicasFirstTokensAreTheEnginesOwn() throws Exception {
+    ReplicaInfo replica = theReplica();
+    for (int port : List.of(ingress, HAPROXY_PORT, ingress)) {
+      HttpResponse<String> served = TestNodes.post(port, "/v1/chat/completions", chat(true));
+      assertThat(served.statusCode()).as(served.body()).isEqualTo(200);
+    }
+    double engine = sum(TestNodes.get(replica.dataPort(), "/metrics").body(),
+        "vllm:time_to_first_token_seconds_count{");
+    assertThat(engine).as("the engine's own count").isGreaterThanOrEqualTo(3);
+    Await.untilOk(Duration.ofSeconds(10), "the replica's count reaches the engine's " + engine,
+        () -> replicaTtftCount() == engine);
+    assertThat(sum(TestNodes.get(node.metricsPort().orElseThrow(), "/metrics").body(),
+        "sluice_replica_ttft_seconds_sum{")).isPositive();
+  }
+
+  /** The replica's count of first tokens. */
   private double replicaTtftCount() throws Exception {
-    return TestNodes.get(node.metricsPort().orElseThrow(), "/metrics").body().lines()
-        .filter(line -> line.startsWith("sluice_replica_ttft_seconds_count{"))
+    return sum(TestNodes.get(node.metricsPort().orElseThrow(), "/metrics").body(),
+        "sluice_replica_ttft_seconds_count{");
+  }
+
+  private static double sum(String metrics, String prefix) {
+    return metrics.lines().filter(line -> line.startsWith(prefix))
         .mapToDouble(line -> Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1)))
         .sum();
   }

@@ -37,7 +37,8 @@ final class ReplicaMetrics {
       "Requests that ended before their last token (the client went away, or drain cut them).",
       "deployment", "replica");
   private static final Histogram TTFT = METRICS.histogram("replica_ttft_seconds",
-      "Time from a request taking a slot to its first generated token.", TTFT_SECONDS,
+      "Time from a request taking a slot to its first generated token (an external engine's "
+          + "own TTFT histogram where it exports one).", TTFT_SECONDS,
       "deployment", "replica");
   private static final Gauge RUNNING = METRICS.gauge("engine_running_requests",
       "Requests in the engine's running batch.", "deployment", "replica");
@@ -59,6 +60,7 @@ final class ReplicaMetrics {
   private final CounterDataPoint tokens;
   private final CounterDataPoint aborted;
   private final DistributionDataPoint ttft;
+  private final EngineTtftFeed engineTtft = new EngineTtftFeed();
   private long tokensSeen;
   private long abortedSeen;
 
@@ -72,8 +74,11 @@ final class ReplicaMetrics {
     this.ttft = TTFT.labelValues(labels);
   }
 
+  /** A time to first token the replica measured (left out once its engine counts its own). */
   void ttft(double seconds) {
-    ttft.observe(seconds);
+    if (!engineTtft.active()) {
+      ttft.observe(seconds);
+    }
   }
 
   /** Takes the replica's current load and its engine's statistics. */
@@ -85,6 +90,7 @@ final class ReplicaMetrics {
     WAITING.labelValues(labels).set(stats.waiting());
     KV_CACHE.labelValues(labels).set(stats.kvCacheUsage());
     PREFIX_HITS.labelValues(labels).set(stats.prefixCacheHitRatio());
+    engineTtft.feed(stats.ttft(), ttft::observe);
     if (stats.generatedTokens() > tokensSeen) {
       tokens.inc(stats.generatedTokens() - tokensSeen);
       tokensSeen = stats.generatedTokens();

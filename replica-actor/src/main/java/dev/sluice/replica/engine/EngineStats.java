@@ -9,6 +9,8 @@ package dev.sluice.replica.engine;
  * @param aborted requests that ended before their last token (client went away)
  * @param prefixCacheHitRatio prompt tokens served from the prefix cache / prompt tokens (0..1)
  * @param kvCacheUsage KV-cache blocks in use / capacity (0..1)
+ * @param ttft the engine's own time-to-first-token histogram, where it exports one (an external
+ *     engine reached without its replica's endpoint); else {@link TtftHistogram#NONE}
  */
 public record EngineStats(
     int running,
@@ -16,4 +18,19 @@ public record EngineStats(
     long generatedTokens,
     long aborted,
     double prefixCacheHitRatio,
-    double kvCacheUsage) {}
+    double kvCacheUsage,
+    TtftHistogram ttft) {
+
+  /** Statistics without a TTFT histogram of the engine's own. */
+  public EngineStats(int running, int waiting, long generatedTokens, long aborted,
+      double prefixCacheHitRatio, double kvCacheUsage) {
+    this(running, waiting, generatedTokens, aborted, prefixCacheHitRatio, kvCacheUsage,
+        TtftHistogram.NONE);
+  }
+
+  /** These statistics with {@code histogram} as the engine's own TTFT histogram. */
+  public EngineStats withTtft(TtftHistogram histogram) {
+    return new EngineStats(running, waiting, generatedTokens, aborted, prefixCacheHitRatio,
+        kvCacheUsage, histogram);
+  }
+}

@@ -1,5 +1,6 @@
 package dev.sluice.replica.engine;
 
+import java.util.List;
 import java.util.concurrent.CompletionStage;
 import java.util.function.DoubleConsumer;
 import org.apache.pekko.Done;
@@ -15,10 +16,27 @@ public final class MeteredEngine implements Engine {
 
   private final Engine delegate;
   private final DoubleConsumer ttftSeconds;
+  /** The histogram its statistics carry, as an engine's own; null for none. */
+  private final TtftCounts exported;
 
   public MeteredEngine(Engine delegate, DoubleConsumer ttftSeconds) {
+    this(delegate, ttftSeconds, null);
+  }
+
+  private MeteredEngine(Engine delegate, DoubleConsumer ttftSeconds, TtftCounts exported) {
     this.delegate = delegate;
     this.ttftSeconds = ttftSeconds;
+    this.exported = exported;
+  }
+
+  /**
+   * {@code delegate} counting its times to first token into {@code bounds}, carried in its
+   * statistics as an engine's own histogram ({@code sluice engine-sim}, exporting it as vLLM
+   * does).
+   */
+  public static MeteredEngine exporting(Engine delegate, List<Double> bounds) {
+    TtftCounts counts = new TtftCounts(bounds);
+    return new MeteredEngine(delegate, counts, counts);
   }
 
   /** The engine underneath (fault injection reaches the simulated engine through it). */
@@ -48,7 +66,7 @@ public final class MeteredEngine implements Engine {
 
   @Override
   public EngineStats stats() {
-    return delegate.stats();
+    return exported == null ? delegate.stats() : delegate.stats().withTtft(exported.snapshot());
   }
 
   @Override

@@ -2,11 +2,14 @@ package dev.sluice.replica.engine;
 
 import dev.sluice.core.metrics.PrometheusText;
 import java.util.List;
+import java.util.Map;
 import java.util.OptionalDouble;
+import java.util.TreeMap;
 
 /**
  * {@link EngineStats} from an engine's Prometheus metrics: vLLM's names (v1 and v0), else
- * SGLang's, else llama.cpp's; what an engine does not export counts as 0.
+ * SGLang's, else llama.cpp's; what an engine does not export counts as 0 (its TTFT histogram:
+ * none).
  */
 public final class ScrapedStats {
 
@@ -26,6 +29,10 @@ public final class ScrapedStats {
       "vllm:gpu_cache_usage_perc", "sglang:token_usage", "llamacpp:kv_cache_usage_ratio");
   private static final List<String> GENERATED = List.of("vllm:generation_tokens_total",
       "sglang:generation_tokens_total", "llamacpp:tokens_predicted_total");
+  /** Histograms of the time to first token, in seconds. */
+  public static final String VLLM_TTFT = "vllm:time_to_first_token_seconds";
+  private static final List<String> TTFT = List.of(VLLM_TTFT,
+      "sglang:time_to_first_token_seconds");
   private static final List<String> PREFIX_HIT_RATE = List.of("vllm:gpu_prefix_cache_hit_rate",
       "sglang:cache_hit_rate");
 
@@ -33,14 +40,48 @@ public final class ScrapedStats {
 
   private ScrapedStats() {}
 
-  static EngineStats of(PrometheusText.Scrape scrape) {
+  /** The statistics {@code scrape} holds. */
+  public static EngineStats of(PrometheusText.Scrape scrape) {
     return new EngineStats(
         (int) first(scrape, RUNNING, false),
         (int) first(scrape, WAITING, false),
         (long) first(scrape, GENERATED, false),
         0,
         prefixHitRatio(scrape),
-        clamp(first(scrape, KV_CACHE_USAGE, true)));
+        clamp(first(scrape, KV_CACHE_USAGE, true)),
+        ttft(scrape));
+  }
+
+  /**
+   * The first TTFT histogram the engine exports, its buckets summed over label sets (several
+   * engines in one server); {@link TtftHistogram#NONE} if there is none or it does not add up.
+   */
+  static TtftHistogram ttft(PrometheusText.Scrape scrape) {
+    for (String name : TTFT) {
+      Map<Double, Long> byBound = new TreeMap<>();
+      for (PrometheusText.Sample sample : scrape.samples(name + "_bucket")) {
+        String le = sample.labels().get("le");
+        if (le == null || !Double.isFinite(sample.value()) || sample.value() < 0) {
+          return TtftHistogram.NONE;
+        }
+        double bound;
+        try {
+          bound = le.equals("+Inf") ? Double.POSITIVE_INFINITY : Double.parseDouble(le);
+        } catch (NumberFormatException notABound) {
+          return TtftHistogram.NONE;
+        }
+        byBound.merge(bound, (long) sample.value(), Long::sum);
+      }
+      if (!byBound.isEmpty()) {
+        try {
+          return new TtftHistogram(List.copyOf(byBound.keySet()),
+              List.copyOf(byBound.values()), scrape.sum(name + "_sum").orElse(Double.NaN));
+        } catch (IllegalArgumentException notCumulative) {
+          return TtftHistogram.NONE;
+        }
+      }
+    }
+    return TtftHistogram.NONE;
   }
 
   /** vLLM v1 counts hits and queries (in tokens); v0 and SGLang export a ratio. */
