@@ -8,6 +8,9 @@ import com.typesafe.config.ConfigFactory;
 import dev.sluice.core.ReplicaInfo;
 import dev.sluice.core.ReplicaSet;
 import dev.sluice.core.testing.Await;
+import dev.sluice.core.testing.BodyProbes;
+import dev.sluice.core.testing.RawHttp;
+import dev.sluice.core.testing.Sse;
 import java.net.URI;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -37,6 +40,7 @@ class OpenAiProcessIT {
 
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final int HAPROXY_PORT = 19201;
+  private static final long LIMIT = 1 << 20;
 
   private SluiceNode node;
   private int ingress;
@@ -75,8 +79,11 @@ class OpenAiProcessIT {
 
   @BeforeAll
   void start() throws Exception {
+    // The limit below the engine's own (8 MiB): a body between the two reaches the engine only
+    // if nothing in Sluice stops it.
     node = TestNodes.local(app(1, 100), ConfigFactory.parseString(
-        "sluice.haproxy.port = " + HAPROXY_PORT));
+        "sluice.haproxy.port = " + HAPROXY_PORT + "\nsluice.ingress.max-request-bytes = "
+            + LIMIT + "\nsluice.replica.max-request-bytes = " + LIMIT));
     ingress = node.ingressPort().orElseThrow();
     api = node.apiPort().orElseThrow();
   }
@@ -180,6 +187,33 @@ class OpenAiProcessIT {
         () -> replicaTtftCount() == engine);
     assertThat(sum(TestNodes.get(node.metricsPort().orElseThrow(), "/metrics").body(),
         "sluice_replica_ttft_seconds_sum{")).isPositive();
+  }
+
+  /**
+   * A body over the limit gets the replica's 413 through HAProxy as through the splice, read on
+   * first. HAProxy sent it to the engine's own port, which took it (up to its own limit, or
+   * without any: vLLM's): a body that may be over the limit (no Content-Length, or one above
+   * it) now goes to the replica's endpoint.
+   */
+  @Test
+  @Order(2)
+  void bodiesOverTheLimitGetTheReplicas413ThroughHaproxyAsThroughTheSplice() throws Exception {
+    for (int port : List.of(HAPROXY_PORT, ingress)) {
+      RawHttp.Response declared = BodyProbes.post(port, "/v1/chat/completions", LIMIT + 1,
+          false);
+      assertThat(declared).as("port %d", port).isNotNull();
+      assertThat(declared.status()).as("port %d", port).isEqualTo(413);
+      assertThat(Sse.json(declared.body()).at("/error/message").asText()).as("port %d", port)
+          .isEqualTo("The request body is " + (LIMIT + 1) + " bytes; the limit is " + LIMIT);
+      RawHttp.Response chunked = BodyProbes.post(port, "/v1/chat/completions", LIMIT + 1, true);
+      assertThat(chunked).as("port %d", port).isNotNull();
+      assertThat(chunked.status()).as("port %d", port).isEqualTo(413);
+      assertThat(Sse.json(chunked.body()).at("/error/message").asText()).as("port %d", port)
+          .isEqualTo("The request body is over the limit of " + LIMIT + " bytes");
+    }
+    HttpResponse<String> small = TestNodes.post(HAPROXY_PORT, "/v1/chat/completions",
+        chat(false));
+    assertThat(small.statusCode()).as(small.body()).isEqualTo(200);
   }
 
   /** The replica's count of first tokens. */

@@ -303,6 +303,13 @@ local function route(txn)
     else
       txn:set_var("txn.sluice_server", name)
       txn:set_var("txn.sluice_replica", id)
+      if txn:get_var("txn.sluice_unbounded") and host and port
+          and server:get_addr() ~= host .. ":" .. port then
+        -- An external engine's server, and a body that may be over the limit: to the replica's
+        -- endpoint, which refuses it (413) where the engine would take it whatever its size.
+        txn:set_var("txn.sluice_dst_host", host)
+        txn:set_var("txn.sluice_dst_port", port)
+      end
       return
     end
     excluded[#excluded + 1] = id
