@@ -375,14 +375,6 @@ public final class HaproxyConfig {
       out.add(prefix.equals("/") ? set
           : set + " { path " + prefix + " } || !" + APP_FOUND + " { path_beg " + prefix + "/ }");
     }
-    // Reading the body's model costs the Lua action a copy and a scan of the body: only where
-    // the router needs it.
-    settings.models().forEach((app, ids) -> {
-      if (ids.size() > 1 && routes.containsValue(app)) {
-        out.add("  http-request set-var(txn.sluice_by_model) bool(true) if "
-            + "{ var(txn.sluice_app) -m str " + app + " }");
-      }
-    });
   }
 
   /**

@@ -201,9 +201,11 @@ local function ask_router(txn, body, cut, excluded)
   if app then
     request = request .. "X-Sluice-App: " .. app .. "\r\n"
   end
-  -- Where the application has several deployments (the config says so): the model, as
-  -- printable ASCII only (what a header carries unchanged); another is not sent.
-  local model = txn:get_var("txn.sluice_by_model") and body_model(txn.f:req_body() or "")
+  -- The body's model, as the ingress reads it, whatever the number of deployments: the router
+  -- picks by it where there are several, and answers a model none serves (404 model_not_found)
+  -- rather than a replica (an engine's own 404 is in its own shape). Printable ASCII only (what
+  -- a header carries unchanged); another is not sent.
+  local model = body_model(txn.f:req_body() or "")
   if model and model:match("^[%w%p ]+$") then
     request = request .. "X-Sluice-Model: " .. model .. "\r\n"
   end
