@@ -281,14 +281,14 @@ public final class HaproxyConfig {
     out.add("  http-request wait-for-body time " + REQUEST_TIMEOUT_S + "s");
     applications(out, settings);
     completions(out, settings);
-    // With no application known yet every completion asks the router, which says why it cannot
-    // route.
     // A body that may be over the limit (no Content-Length: chunked; or one above it) is for a
     // replica's endpoint to refuse, reading on (BoundedBody): the Lua action sends it there
     // rather than to an external engine's own port, which would take it whatever its size.
     out.add("  http-request set-var(txn.sluice_unbounded) bool(true) if "
         + "!{ req.hdr(content-length) -m found } || { req.hdr_val(content-length) gt "
         + settings.maxRequestBytes() + " }");
+    // With no application known yet every completion asks the router, which says why it cannot
+    // route.
     out.add("  http-request lua.sluice_route if METH_POST " + COMPLETION);
     // The request's own mistakes, as the ingress answers them (Answers.notRouted): a model no
     // deployment of the application serves, or none named where several are.
