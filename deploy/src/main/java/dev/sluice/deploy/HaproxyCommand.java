@@ -47,6 +47,12 @@ final class HaproxyCommand {
         description = "The router's POST /internal/route (default ${DEFAULT-VALUE}).")
     String router;
 
+    @Option(names = "--ingress", paramLabel = "HOST:PORT",
+        description = "An ingress to hand a completion to whose model HAProxy could not read "
+            + "(beyond the 16 KiB of the body it buffers) where an application has several "
+            + "models; without, such a request gets 400 naming model.")
+    String ingress;
+
     @Option(names = "--route-timeout", paramLabel = "SECONDS", defaultValue = "5",
         description = "How long the Lua action waits for the router (default ${DEFAULT-VALUE}).")
     double routeTimeout;
@@ -72,6 +78,12 @@ final class HaproxyCommand {
           .withApiKeys(keys.enabled(), keys.hexDigests())
           .withModels(models(status))
           .withMaxRequestBytes(config.getBytes("sluice.ingress.max-request-bytes"));
+      if (ingress != null) {
+        URI ingressAt = hostPort("--ingress", ingress);
+        // set-dst takes an address, not a name.
+        settings = settings.withIngress(java.net.InetAddress.getByName(ingressAt.getHost())
+            .getHostAddress(), ingressAt.getPort());
+      }
       Files.writeString(lua, HaproxyConfig.lua());
       PrintWriter out = spec.commandLine().getOut();
       out.print(HaproxyConfig.render(settings, runningReplicas(status), lua));

@@ -169,7 +169,7 @@ public final class SluiceNode implements AutoCloseable {
           this.relayedBinding = Optional.of(relayed);
           log.info("Relayed-path ingress listening on {}", relayed.localAddress());
         }
-        startHaproxy(config, settings.apiKeys());
+        startHaproxy(config, binding.localAddress(), settings.apiKeys());
         ApiKeysWatch.start(system, settings.apiKeys(),
             config.getDuration("sluice.ingress.api-keys-reload-interval"),
             SluiceMetrics.global(), () -> haproxy.ifPresent(HaproxyDataPlane::onApiKeysChanged));
@@ -183,11 +183,12 @@ public final class SluiceNode implements AutoCloseable {
   }
 
   /** HAProxy as a second data plane beside the ingress, if {@code sluice.haproxy.port} asks. */
-  private void startHaproxy(Config config, ApiKeys apiKeys) throws Exception {
+  private void startHaproxy(Config config, java.net.InetSocketAddress ingress, ApiKeys apiKeys)
+      throws Exception {
     if (!HaproxySettings.fromConfig(config).enabled()) {
       return;
     }
-    HaproxyDataPlane plane = HaproxyDataPlane.start(config, routerPort(), apiKeys,
+    HaproxyDataPlane plane = HaproxyDataPlane.start(config, routerPort(), ingress, apiKeys,
         SluiceMetrics.global());
     Exposure.warnPublic("the HAProxy data plane", HaproxySettings.fromConfig(config).host(),
         apiKeys.enabled());

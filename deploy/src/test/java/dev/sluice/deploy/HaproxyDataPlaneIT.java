@@ -278,11 +278,14 @@ class HaproxyDataPlaneIT {
         new java.io.PrintWriter(err, true), "haproxy", "render",
         "--address", "http://127.0.0.1:" + node.apiPort().orElseThrow(),
         "--router", "127.0.0.1:" + node.routerPort().orElseThrow(),
-        "--bind", "127.0.0.1:" + RENDERED_PORT, "--lua", lua.toString());
+        "--bind", "127.0.0.1:" + RENDERED_PORT, "--lua", lua.toString(),
+        "--ingress", "localhost:" + node.ingressPort().orElseThrow());
     assertThat(code).as(err.toString()).isZero();
     assertThat(Files.readString(lua)).isEqualTo(HaproxyConfig.lua());
     assertThat(out.toString()).contains("lua-load \"" + lua.toAbsolutePath() + "\"")
-        .contains("bind 127.0.0.1:" + RENDERED_PORT);
+        .contains("bind 127.0.0.1:" + RENDERED_PORT)
+        .contains("setenv SLUICE_INGRESS_HOST \"127.0.0.1\"\n  setenv SLUICE_INGRESS_PORT "
+            + node.ingressPort().orElseThrow() + "\n");
     try (Haproxy rendered = Haproxy.withConfig(dir, out.toString(), RENDERED_PORT)) {
       HttpResponse<String> response = TestNodes.post(RENDERED_PORT, CHAT,
           "{\"messages\":[{\"role\":\"user\",\"content\":\"rendered\"}],\"stream\":true}");

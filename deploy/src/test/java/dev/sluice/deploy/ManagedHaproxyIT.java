@@ -175,6 +175,14 @@ class ManagedHaproxyIT {
             sim.replace("\"sim\"", "\"other\""));
         assertThat(other.headers().firstValue("x-sluice-served-by").orElseThrow())
             .as(port + other.body()).startsWith("chat#other#");
+        // The model after a long prompt (as clients often send it), beyond the part of the body
+        // HAProxy buffers (16 KiB): HAProxy hands the request to the node's own ingress.
+        HttpResponse<String> farModel = TestNodes.post(port, "/chat" + CHAT,
+            "{\"messages\":[{\"role\":\"user\",\"content\":\"" + "x".repeat(40_000)
+                + "\"}],\"model\":\"other\"}");
+        assertThat(farModel.statusCode()).as(port + farModel.body()).isEqualTo(200);
+        assertThat(farModel.headers().firstValue("x-sluice-served-by").orElseThrow())
+            .as(port + " model after 40 KB").startsWith("chat#other#");
         for (int i = 0; i < 4; i++) {
           // Every time, whichever replica the request would reach: the application's models.
           assertThat(Sse.json(TestNodes.get(port, "/chat/v1/models").body()).path("data")

@@ -45,7 +45,11 @@ public final class HaproxyConfig {
   static final String METRICS_FRONTEND = "sluice_metrics";
   private static final Pattern OUTSIDE = Pattern.compile("[^A-Za-z0-9._-]");
   private static final Pattern DIGEST = Pattern.compile("[0-9a-f]{64}");
+  /** An IPv4 or IPv6 address, not a name. */
+  private static final Pattern IP = Pattern.compile("[0-9.]+|[0-9a-fA-F:]*:[0-9a-fA-F:.]*");
   private static final String APP_FOUND = "{ var(txn.sluice_app) -m found }";
+  /** Not a request the Lua action sent to the node's own ingress. */
+  private static final String NOT_VIA_INGRESS = "!{ var(txn.sluice_via_ingress) -m found }";
   /** A completion route of the request's application (see {@code completions}). */
   private static final String COMPLETION = "{ var(txn.sluice_completion) -m found }";
   /** The request's path as the client sent it (before a route prefix comes off). */
@@ -88,14 +92,14 @@ public final class HaproxyConfig {
    * router (0: body forwarding off), how long a stopping HAProxy lets streams in flight finish,
    * whether clients must send an API key, and the keys they may send, as the ingress's hex
    * SHA-256 digests (none while required: every request is refused), and the largest request
-   * body the ingress takes ({@code sluice.ingress.max-request-bytes}), and each application's
-   * models.
+   * body the ingress takes ({@code sluice.ingress.max-request-bytes}), each application's
+   * models, and the node's own ingress (an IP address and port; port 0: none).
    */
   public record Settings(String bindHost, int bindPort, String routerHost, int routerPort,
       double routeTimeoutSeconds, String routerToken, String sessionHeader,
       Map<String, String> routes, int forwardBodyLimit, long drainSeconds,
       boolean apiKeysRequired, List<String> apiKeyDigests, long maxRequestBytes,
-      Map<String, List<String>> models) {
+      Map<String, List<String>> models, String ingressHost, int ingressPort) {
 
     public Settings {
       Map<String, List<String>> sorted = new TreeMap<>();
@@ -119,6 +123,10 @@ public final class HaproxyConfig {
       if (maxRequestBytes <= 0) {
         throw new IllegalArgumentException("maxRequestBytes <= 0: " + maxRequestBytes);
       }
+      if (ingressPort != 0 && !IP.matcher(ingressHost).matches()) {
+        throw new IllegalArgumentException("the ingress's address must be an IP address (HAProxy's"
+            + " set-dst takes no name): " + ingressHost);
+      }
     }
 
     /** Body forwarding off, 30 s to drain, no API key, bodies up to 8 MiB. */
@@ -126,27 +134,28 @@ public final class HaproxyConfig {
         double routeTimeoutSeconds, String routerToken, String sessionHeader,
         Map<String, String> routes) {
       this(bindHost, bindPort, routerHost, routerPort, routeTimeoutSeconds, routerToken,
-          sessionHeader, routes, 0, 30, false, List.of(), DEFAULT_MAX_REQUEST_BYTES, Map.of());
+          sessionHeader, routes, 0, 30, false, List.of(), DEFAULT_MAX_REQUEST_BYTES, Map.of(),
+          "", 0);
     }
 
     public Settings withForwardBodyLimit(int limit) {
       return new Settings(bindHost, bindPort, routerHost, routerPort, routeTimeoutSeconds,
           routerToken, sessionHeader, routes, limit, drainSeconds, apiKeysRequired,
-          apiKeyDigests, maxRequestBytes, models);
+          apiKeyDigests, maxRequestBytes, models, ingressHost, ingressPort);
     }
 
     /** Each application by its route prefix. */
     public Settings withRoutes(Map<String, String> byPrefix) {
       return new Settings(bindHost, bindPort, routerHost, routerPort, routeTimeoutSeconds,
           routerToken, sessionHeader, byPrefix, forwardBodyLimit, drainSeconds, apiKeysRequired,
-          apiKeyDigests, maxRequestBytes, models);
+          apiKeyDigests, maxRequestBytes, models, ingressHost, ingressPort);
     }
 
     /** Clients must send one of these keys ({@code required}), or need none. */
     public Settings withApiKeys(boolean required, List<String> digests) {
       return new Settings(bindHost, bindPort, routerHost, routerPort, routeTimeoutSeconds,
           routerToken, sessionHeader, routes, forwardBodyLimit, drainSeconds, required,
-          digests, maxRequestBytes, models);
+          digests, maxRequestBytes, models, ingressHost, ingressPort);
     }
 
     /**
@@ -156,7 +165,18 @@ public final class HaproxyConfig {
     public Settings withMaxRequestBytes(long bytes) {
       return new Settings(bindHost, bindPort, routerHost, routerPort, routeTimeoutSeconds,
           routerToken, sessionHeader, routes, forwardBodyLimit, drainSeconds,
-          apiKeysRequired, apiKeyDigests, bytes, models);
+          apiKeysRequired, apiKeyDigests, bytes, models, ingressHost, ingressPort);
+    }
+
+    /**
+     * The node's own ingress ({@code port} 0: none), where a completion goes whose model the
+     * Lua action could not read, for an application with several deployments: the ingress reads
+     * the whole body (HAProxy buffers 16 KiB of it), and answers a missing model itself.
+     */
+    public Settings withIngress(String host, int port) {
+      return new Settings(bindHost, bindPort, routerHost, routerPort, routeTimeoutSeconds,
+          routerToken, sessionHeader, routes, forwardBodyLimit, drainSeconds, apiKeysRequired,
+          apiKeyDigests, maxRequestBytes, models, host, port);
     }
 
     /**
@@ -167,7 +187,7 @@ public final class HaproxyConfig {
     public Settings withModels(Map<String, List<String>> byApp) {
       return new Settings(bindHost, bindPort, routerHost, routerPort, routeTimeoutSeconds,
           routerToken, sessionHeader, routes, forwardBodyLimit, drainSeconds, apiKeysRequired,
-          apiKeyDigests, maxRequestBytes, byApp);
+          apiKeyDigests, maxRequestBytes, byApp, ingressHost, ingressPort);
     }
   }
 
@@ -232,6 +252,10 @@ public final class HaproxyConfig {
     out.add("  hard-stop-after " + settings.drainSeconds() + "s");
     if (!settings.routerToken().isEmpty()) {
       out.add("  setenv SLUICE_ROUTER_TOKEN " + quoted(settings.routerToken()));
+    }
+    if (settings.ingressPort() != 0) {
+      out.add("  setenv SLUICE_INGRESS_HOST " + quoted(settings.ingressHost()));
+      out.add("  setenv SLUICE_INGRESS_PORT " + settings.ingressPort());
     }
     out.add("  lua-load " + quoted(lua.toAbsolutePath().toString()));
     out.add("");
@@ -331,9 +355,11 @@ public final class HaproxyConfig {
         + "found }");
     out.add("  http-request set-dst-port var(txn.sluice_dst_port) if { var(txn.sluice_dst_host) "
         + "-m found }");
-    // Replicas get the cluster token as the ingress sends it, never the client's own credentials.
-    out.add(settings.routerToken().isEmpty() ? "  http-request del-header authorization"
-        : "  http-request set-header authorization \"Bearer %[env(SLUICE_ROUTER_TOKEN)]\"");
+    // Replicas get the cluster token as the ingress sends it, never the client's own credentials
+    // (the ingress gets the client's: it checks the API key again).
+    out.add((settings.routerToken().isEmpty() ? "  http-request del-header authorization"
+        : "  http-request set-header authorization \"Bearer %[env(SLUICE_ROUTER_TOKEN)]\"")
+        + " if " + NOT_VIA_INGRESS);
     out.add("  http-response set-header x-sluice-replica %[var(txn.sluice_replica)] "
         + "if { var(txn.sluice_replica) -m found }");
     // An external engine answers without it (the replica's endpoint adds it): as the splice does.
@@ -375,6 +401,13 @@ public final class HaproxyConfig {
       out.add(prefix.equals("/") ? set
           : set + " { path " + prefix + " } || !" + APP_FOUND + " { path_beg " + prefix + "/ }");
     }
+    // Where the router needs the body's model to pick a deployment.
+    settings.models().forEach((app, ids) -> {
+      if (ids.size() > 1 && routes.containsValue(app)) {
+        out.add("  http-request set-var(txn.sluice_several_models) bool(true) if "
+            + "{ var(txn.sluice_app) -m str " + app + " }");
+      }
+    });
   }
 
   /**
@@ -433,7 +466,9 @@ public final class HaproxyConfig {
     routes.forEach((prefix, app) -> {
       if (!prefix.equals("/")) {
         String regex = "^" + prefix.replace(".", "[.]");
-        String ofApp = " if { var(txn.sluice_app) -m str " + app + " }";
+        // The ingress, where a request goes whose model HAProxy could not read, takes the path
+        // as the client sent it.
+        String ofApp = " if { var(txn.sluice_app) -m str " + app + " } " + NOT_VIA_INGRESS;
         out.add("  http-request replace-path " + regex + "$ /" + ofApp);
         out.add("  http-request replace-path " + regex + "(/.*)$ \\1" + ofApp);
       }

@@ -96,10 +96,12 @@ public final class HaproxyDataPlane implements AutoCloseable {
   /**
    * Starts HAProxy from {@code config}'s {@code sluice.haproxy}, {@code sluice.ingress} and
    * cluster-token settings. {@code localRouterPort}: this node's router endpoint, if it has one;
-   * {@code apiKeys}: the keys the node's ingress accepts, which HAProxy checks too.
+   * {@code ingress}: the node's own ingress; {@code apiKeys}: the keys the node's ingress
+   * accepts, which HAProxy checks too.
    */
   public static HaproxyDataPlane start(Config config, java.util.Optional<Integer> localRouterPort,
-      ApiKeys apiKeys, SluiceMetrics metrics) throws IOException, InterruptedException {
+      java.net.InetSocketAddress ingress, ApiKeys apiKeys, SluiceMetrics metrics)
+      throws IOException, InterruptedException {
     HaproxySettings settings = HaproxySettings.fromConfig(config);
     HaproxyBinary binary = HaproxyBinary.locate(settings.binary());
     if (settings.metricsEnabled() && !binary.prometheusExporter()) {
@@ -117,7 +119,8 @@ public final class HaproxyDataPlane implements AutoCloseable {
         config.getDuration("sluice.ingress.route-timeout").toMillis() / 1000.0, token,
         config.getString("sluice.ingress.session-header"), Map.of(), forwardLimit,
         config.getDuration("sluice.ingress.drain-timeout").toSeconds(), apiKeys.enabled(),
-        apiKeys.hexDigests(), config.getBytes("sluice.ingress.max-request-bytes"), Map.of());
+        apiKeys.hexDigests(), config.getBytes("sluice.ingress.max-request-bytes"), Map.of(),
+        "", 0).withIngress(reachable(ingress), ingress.getPort());
     Path dir = settings.dir().isPresent()
         ? Files.createDirectories(settings.dir().get())
         : Files.createTempDirectory("sluice-haproxy");
@@ -130,6 +133,12 @@ public final class HaproxyDataPlane implements AutoCloseable {
       throw e;
     }
     return plane;
+  }
+
+  /** The IP address HAProxy reaches {@code address} at (loopback for a wildcard bind). */
+  static String reachable(java.net.InetSocketAddress address) {
+    java.net.InetAddress ip = address.getAddress();
+    return ip == null || ip.isAnyLocalAddress() ? "127.0.0.1" : ip.getHostAddress();
   }
 
   private static java.net.URI routerAddress(HaproxySettings settings,

@@ -8,6 +8,9 @@
 -- SLUICE_FORWARD_BODY_LIMIT (0: the router gets no body; else up to that many bytes of it, with
 -- X-Body-Truncated: <sent>/<total> when cut, as the ingress does). The body's "model" goes to
 -- the router as X-Sluice-Model whatever SLUICE_FORWARD_BODY_LIMIT says, as the ingress sends it.
+-- SLUICE_INGRESS_HOST and SLUICE_INGRESS_PORT (optional): the node's own ingress, where a request
+-- goes whose model the action could not read (beyond the part of the body HAProxy buffers) for
+-- an application with several deployments; the ingress reads the whole body.
 
 local router_host = os.getenv("SLUICE_ROUTER_HOST") or "127.0.0.1"
 local router_port = tonumber(os.getenv("SLUICE_ROUTER_PORT") or "8500")
@@ -16,6 +19,8 @@ local token = os.getenv("SLUICE_ROUTER_TOKEN") or ""
 local session_header = os.getenv("SLUICE_SESSION_HEADER") or "x-session-id"
 local backend_name = os.getenv("SLUICE_BACKEND") or "sluice_replicas"
 local forward_limit = tonumber(os.getenv("SLUICE_FORWARD_BODY_LIMIT") or "0") or 0
+local ingress_host = os.getenv("SLUICE_INGRESS_HOST")
+local ingress_port = tonumber(os.getenv("SLUICE_INGRESS_PORT") or "")
 
 -- The server name of a replica id: '#' -> '-', '/' -> '.', anything else outside
 -- [A-Za-z0-9._-] -> '_' (the same rule as the Java renderer).
@@ -175,7 +180,7 @@ local function body_model(body)
 end
 
 -- One POST /internal/route: the chosen replica id, or nil and the reason.
-local function ask_router(txn, body, cut, excluded)
+local function ask_router(txn, body, cut, model, excluded)
   local sock = core.tcp()
   sock:settimeout(timeout_s)
   if not sock:connect(router_host, router_port) then
@@ -201,12 +206,7 @@ local function ask_router(txn, body, cut, excluded)
   if app then
     request = request .. "X-Sluice-App: " .. app .. "\r\n"
   end
-  -- The body's model, as the ingress reads it, whatever the number of deployments: the router
-  -- picks by it where there are several, and answers a model none serves (404 model_not_found)
-  -- rather than a replica (an engine's own 404 is in its own shape). Printable ASCII only (what
-  -- a header carries unchanged); another is not sent.
-  local model = body_model(txn.f:req_body() or "")
-  if model and model:match("^[%w%p ]+$") then
+  if model then
     request = request .. "X-Sluice-Model: " .. model .. "\r\n"
   end
   -- The request's id, as the config set it (the client's when safe, else a new UUID).
@@ -276,10 +276,26 @@ end
 
 local function route(txn)
   local body, cut = forwarded_body(txn)
+  -- The body's model, as the ingress reads it, whatever the number of deployments: the router
+  -- picks by it where there are several, and answers a model none serves (404 model_not_found)
+  -- rather than a replica (an engine's own 404 is in its own shape). Printable ASCII only (what
+  -- a header carries unchanged); another is not sent.
+  local model = body_model(txn.f:req_body() or "")
+  if model and not model:match("^[%w%p ]+$") then
+    model = nil
+  end
+  if model == nil and ingress_port and txn:get_var("txn.sluice_several_models") then
+    -- No model in the part of the body HAProxy holds (it may lie beyond), where the router
+    -- needs one: the node's own ingress reads the whole body, and answers a missing model.
+    txn:set_var("txn.sluice_dst_host", ingress_host)
+    txn:set_var("txn.sluice_dst_port", ingress_port)
+    txn:set_var("txn.sluice_via_ingress", true)
+    return
+  end
   local excluded = {}
   local reason = "router_unreachable"
   for _ = 1, attempts do
-    local id, failure, host, port = ask_router(txn, body, cut, excluded)
+    local id, failure, host, port = ask_router(txn, body, cut, model, excluded)
     if id == nil then
       if #excluded > 0 and failure == "router_non_200" then
         return fail(txn, reason)

@@ -49,7 +49,8 @@ class HaproxyConfigTest {
   void withoutKeysNothingIsCheckedAndWithoutATokenTheClientsCredentialsAreDropped() {
     String config = HaproxyConfig.render(settings(""), List.of(), Path.of("x.lua"));
     assertThat(config).doesNotContain("sluice_api_key").doesNotContain("status 401")
-        .contains("  http-request del-header authorization\n");
+        .contains("  http-request del-header authorization if "
+            + "!{ var(txn.sluice_via_ingress) -m found }\n");
   }
 
   @Test
@@ -67,7 +68,7 @@ class HaproxyConfigTest {
   }
 
   @Test
-  void routePrefixesNameTheApplicationLongestFirst(
+  void routePrefixesNameTheApplicationLongestFirstAndMarkThoseWithSeveralModels(
       @TempDir Path dir) throws Exception {
     Path lua = dir.resolve("sluice_route.lua");
     Files.writeString(lua, HaproxyConfig.lua());
@@ -82,7 +83,11 @@ class HaproxyConfigTest {
         + " { path /chat } || " + found + " { path_beg /chat/ }\n"
         + "  http-request set-var(txn.sluice_app) str(llm) if " + found + "\n")
         .contains("  http-request replace-path ^/chat/v1[.]team(/.*)$ \\1 if "
-            + "{ var(txn.sluice_app) -m str team }\n")
+            + "{ var(txn.sluice_app) -m str team } !{ var(txn.sluice_via_ingress) -m found }\n")
+        .contains("  http-request set-var(txn.sluice_several_models) bool(true) if "
+            + "{ var(txn.sluice_app) -m str chat }\n")
+        .doesNotContain("set-var(txn.sluice_several_models) bool(true) if "
+            + "{ var(txn.sluice_app) -m str team }")
         .contains("  http-request return status 200 content-type application/json string '"
             + "{\"object\":\"list\",\"data\":[{\"id\":\"a\",\"object\":\"model\",\"created\":0,"
             + "\"owned_by\":\"sluice\"},{\"id\":\"b\",\"object\":\"model\",\"created\":0,"
@@ -99,7 +104,7 @@ class HaproxyConfigTest {
 
   /**
    * Every part of the config at once (keys, the cluster token, route prefixes, several models,
-   * an external engine's port, the metrics frontend) loads without a warning: HAProxy logs each
+   * an external engine's port, the node's ingress, the metrics frontend) loads without a warning: HAProxy logs each
    * one again on every reload, into the node's log.
    */
   @Test
@@ -110,7 +115,8 @@ class HaproxyConfigTest {
         .withApiKeys(true, List.of(HexFormat.of().formatHex(Bearer.digest("key-1"))))
         .withRoutes(Map.of("/chat", "chat", "/", "llm"))
         .withModels(Map.of("chat", List.of("a", "b"), "llm", List.of("c")))
-        .withForwardBodyLimit(4096);
+        .withForwardBodyLimit(4096)
+        .withIngress("127.0.0.1", 8000);
     String config = HaproxyConfig.render(whole, List.of(
         new HaproxyConfig.Replica("chat#a#1", "127.0.0.1", 30000),
         new HaproxyConfig.Replica("llm#c#1", "127.0.0.1", 30101, 30001)), lua)
