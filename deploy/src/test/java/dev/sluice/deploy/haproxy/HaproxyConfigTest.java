@@ -104,8 +104,8 @@ class HaproxyConfigTest {
 
   /**
    * Every part of the config at once (keys, the cluster token, route prefixes, several models,
-   * an external engine's port, the node's ingress, the metrics frontend) loads without a warning: HAProxy logs each
-   * one again on every reload, into the node's log.
+   * an external engine's port, the node's ingress, the metrics frontend) loads without a
+   * warning: HAProxy logs each one again on every reload, into the node's log.
    */
   @Test
   void aWholeConfigLoadsWithoutAWarning(@TempDir Path dir) throws Exception {
