@@ -216,6 +216,46 @@ class OpenAiProcessIT {
     assertThat(small.statusCode()).as(small.body()).isEqualTo(200);
   }
 
+  /**
+   * A body in a content coding gets the ingress's 415 through HAProxy too: the replica's
+   * endpoint answers it, where the engine would have tried to read gzip as JSON.
+   */
+  @Test
+  @Order(2)
+  void aCompressedBodyGetsThe415ThroughHaproxyAsThroughTheSplice() throws Exception {
+    java.io.ByteArrayOutputStream zipped = new java.io.ByteArrayOutputStream();
+    try (var gzip = new java.util.zip.GZIPOutputStream(zipped)) {
+      gzip.write(chat(false).getBytes(java.nio.charset.StandardCharsets.UTF_8));
+    }
+    ReplicaInfo replica = theReplica();
+    long engineBefore = requests(replica.dataPort());
+    long endpointBefore = requests(replica.port());
+    for (int port : List.of(HAPROXY_PORT, ingress)) {
+      for (List<String> codings : List.of(List.of("gzip"), List.of("identity", "gzip"))) {
+        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:"
+                + port + "/v1/chat/completions"))
+            .POST(HttpRequest.BodyPublishers.ofByteArray(zipped.toByteArray()))
+            .header("content-type", "application/json");
+        codings.forEach(coding -> request.header("content-encoding", coding));
+        HttpResponse<String> refused = TestNodes.HTTP.send(request.build(),
+            HttpResponse.BodyHandlers.ofString());
+        assertThat(refused.statusCode()).as("port %d, %s: %s", port, codings, refused.body())
+            .isEqualTo(415);
+        assertThat(refused.headers().firstValue("accept-encoding")).hasValue("identity");
+        assertThat(Sse.json(refused.body()).at("/error/message").asText())
+            .isEqualTo("Content-Encoding: gzip (expected: identity; send the body uncompressed)");
+      }
+    }
+    // Refused by the replica's endpoint (HAProxy's two), never sent to the engine.
+    assertThat(requests(replica.dataPort())).as("the engine's requests").isEqualTo(engineBefore);
+    assertThat(requests(replica.port())).isEqualTo(endpointBefore + 2);
+  }
+
+  /** Requests a Sluice HTTP endpoint (a replica's, or engine-sim's) has taken, probes aside. */
+  private static long requests(int port) throws Exception {
+    return JSON.readTree(TestNodes.get(port, "/-/stats").body()).path("requests").asLong();
+  }
+
   /** The replica's count of first tokens. */
   private double replicaTtftCount() throws Exception {
     return sum(TestNodes.get(node.metricsPort().orElseThrow(), "/metrics").body(),

@@ -7,7 +7,8 @@ import java.util.function.Function;
  * Request bodies are taken as they are sent, never decoded: replicas and engines read them as
  * JSON text. A body in a content coding (gzip, say) is refused with 415 before it is read, with
  * {@code Accept-Encoding: identity} naming what is accepted (RFC 9110), by the ingress on both
- * data paths and by the replica endpoints (which HAProxy's data plane reaches directly).
+ * data paths and by the replica endpoints (HAProxy's data plane sends such a body to one, also
+ * where an external engine takes the replica's other completions).
  */
 public final class ContentCoding {
 

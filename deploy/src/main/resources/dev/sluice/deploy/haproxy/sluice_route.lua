@@ -321,10 +321,11 @@ local function route(txn)
     else
       txn:set_var("txn.sluice_server", name)
       txn:set_var("txn.sluice_replica", id)
-      if txn:get_var("txn.sluice_unbounded") and host and port
+      if txn:get_var("txn.sluice_via_endpoint") and host and port
           and server:get_addr() ~= host .. ":" .. port then
-        -- An external engine's server, and a body that may be over the limit: to the replica's
-        -- endpoint, which refuses it (413) where the engine would take it whatever its size.
+        -- An external engine's server, and a body that may be over the limit or is in a content
+        -- coding: to the replica's endpoint, which refuses it (413, 415) as the ingress does,
+        -- where the engine would take it whatever its size or coding.
         txn:set_var("txn.sluice_dst_host", host)
         txn:set_var("txn.sluice_dst_port", port)
       end
