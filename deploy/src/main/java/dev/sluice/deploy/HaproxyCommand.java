@@ -80,9 +80,8 @@ final class HaproxyCommand {
           .withMaxRequestBytes(config.getBytes("sluice.ingress.max-request-bytes"));
       if (ingress != null) {
         URI ingressAt = hostPort("--ingress", ingress);
-        // set-dst takes an address, not a name.
-        settings = settings.withIngress(java.net.InetAddress.getByName(ingressAt.getHost())
-            .getHostAddress(), ingressAt.getPort());
+        settings = settings.withIngress(new java.net.InetSocketAddress(ingressAt.getHost(),
+            ingressAt.getPort()));
       }
       Files.writeString(lua, HaproxyConfig.lua());
       PrintWriter out = spec.commandLine().getOut();

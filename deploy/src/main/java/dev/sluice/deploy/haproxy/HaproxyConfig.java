@@ -173,6 +173,18 @@ public final class HaproxyConfig {
      * Lua action could not read, for an application with several deployments: the ingress reads
      * the whole body (HAProxy buffers 16 KiB of it), and answers a missing model itself.
      */
+    public Settings withIngress(java.net.InetSocketAddress address) {
+      if (address.isUnresolved()) {
+        throw new IllegalArgumentException("the ingress's host does not resolve: "
+            + address.getHostString());
+      }
+      // set-dst takes an address, not a name; a wildcard bind is reached on loopback.
+      java.net.InetAddress ip = address.getAddress();
+      return withIngress(ip.isAnyLocalAddress() ? "127.0.0.1" : ip.getHostAddress(),
+          address.getPort());
+    }
+
+    /** {@link #withIngress(java.net.InetSocketAddress)} at an IP address. */
     public Settings withIngress(String host, int port) {
       return new Settings(bindHost, bindPort, routerHost, routerPort, routeTimeoutSeconds,
           routerToken, sessionHeader, routes, forwardBodyLimit, drainSeconds, apiKeysRequired,

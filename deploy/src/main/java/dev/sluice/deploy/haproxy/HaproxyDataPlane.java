@@ -120,7 +120,7 @@ public final class HaproxyDataPlane implements AutoCloseable {
         config.getString("sluice.ingress.session-header"), Map.of(), forwardLimit,
         config.getDuration("sluice.ingress.drain-timeout").toSeconds(), apiKeys.enabled(),
         apiKeys.hexDigests(), config.getBytes("sluice.ingress.max-request-bytes"), Map.of(),
-        "", 0).withIngress(reachable(ingress), ingress.getPort());
+        "", 0).withIngress(ingress);
     Path dir = settings.dir().isPresent()
         ? Files.createDirectories(settings.dir().get())
         : Files.createTempDirectory("sluice-haproxy");
@@ -133,12 +133,6 @@ public final class HaproxyDataPlane implements AutoCloseable {
       throw e;
     }
     return plane;
-  }
-
-  /** The IP address HAProxy reaches {@code address} at (loopback for a wildcard bind). */
-  static String reachable(java.net.InetSocketAddress address) {
-    java.net.InetAddress ip = address.getAddress();
-    return ip == null || ip.isAnyLocalAddress() ? "127.0.0.1" : ip.getHostAddress();
   }
 
   private static java.net.URI routerAddress(HaproxySettings settings,

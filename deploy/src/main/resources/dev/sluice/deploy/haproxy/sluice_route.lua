@@ -43,11 +43,10 @@ end
 
 -- The body for the router (buffered by option http-buffer-request) and, when it is not all of
 -- the client's body, the X-Body-Truncated value.
-local function forwarded_body(txn)
+local function forwarded_body(txn, body)
   if forward_limit <= 0 then
     return "", nil
   end
-  local body = txn.f:req_body() or ""
   local total = tonumber(txn.f:req_body_size()) or #body
   if #body > forward_limit then
     body = body:sub(1, forward_limit)
@@ -275,12 +274,14 @@ local function stopping(txn)
 end
 
 local function route(txn)
-  local body, cut = forwarded_body(txn)
+  -- What HAProxy buffered of the body, copied into Lua once.
+  local buffered = txn.f:req_body() or ""
+  local body, cut = forwarded_body(txn, buffered)
   -- The body's model, as the ingress reads it, whatever the number of deployments: the router
   -- picks by it where there are several, and answers a model none serves (404 model_not_found)
   -- rather than a replica (an engine's own 404 is in its own shape). Printable ASCII only (what
   -- a header carries unchanged); another is not sent.
-  local model = body_model(txn.f:req_body() or "")
+  local model = body_model(buffered)
   if model and not model:match("^[%w%p ]+$") then
     model = nil
   end

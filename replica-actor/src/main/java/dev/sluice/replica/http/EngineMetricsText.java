@@ -34,16 +34,17 @@ final class EngineMetricsText {
     if (histogram.isEmpty()) {
       return "";
     }
+    String modelName = "model_name=" + quoted(model);
     StringBuilder text = new StringBuilder("# HELP " + name + " " + help + "\n# TYPE " + name
         + " histogram\n");
     for (int i = 0; i < histogram.upperBounds().size(); i++) {
       double bound = histogram.upperBounds().get(i);
       text.append(name).append("_bucket{le=\"")
           .append(Double.isInfinite(bound) ? "+Inf" : String.valueOf(bound))
-          .append("\",model_name=").append(quoted(model)).append("} ")
+          .append("\",").append(modelName).append("} ")
           .append(histogram.cumulativeCounts().get(i)).append('\n');
     }
-    String label = "{model_name=" + quoted(model) + "} ";
+    String label = "{" + modelName + "} ";
     return text.append(name).append("_count").append(label).append(histogram.count())
         .append('\n').append(name).append("_sum").append(label).append(histogram.sum())
         .append('\n').toString();
