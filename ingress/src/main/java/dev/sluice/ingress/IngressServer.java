@@ -3,6 +3,7 @@ package dev.sluice.ingress;
 import dev.sluice.capacity.CapacityQueue;
 import dev.sluice.core.ReplicaSetView;
 import dev.sluice.core.http.BoundedBody;
+import dev.sluice.core.http.OpenAiParsingErrors;
 import dev.sluice.ingress.splice.SpliceServer;
 import dev.sluice.router.LLMRouter;
 import dev.sluice.ingress.observe.IngressObserver;
@@ -36,7 +37,8 @@ public final class IngressServer {
     if (!settings.directStreaming()) {
       // A completion's body is read by BoundedBody, past this cap (see RelayedPath); anything
       // else that reads a body stops at it.
-      ServerSettings server = ServerSettings.create(system.settings().config());
+      ServerSettings server = OpenAiParsingErrors.applyTo(ServerSettings.create(
+          system.settings().config()));
       return Http.get(system).newServerAt(settings.host(), settings.port())
           .withSettings(server.withParserSettings(server.getParserSettings()
               .withMaxContentLength(BoundedBody.serverCap(settings.maxRequestBytes()))))

@@ -14,6 +14,7 @@ import dev.sluice.core.config.DeploymentPatch;
 import dev.sluice.core.http.ApiError;
 import dev.sluice.core.http.BoundedBody;
 import dev.sluice.core.http.ClusterToken;
+import dev.sluice.core.http.OpenAiParsingErrors;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -91,8 +92,8 @@ public final class ControllerApi {
   public CompletionStage<ServerBinding> bind() {
     // HEAD is answered as GET without the body (uptime checks, load balancers).
     return Http.get(system).newServerAt(settings.apiHost(), settings.apiPort())
-        .withSettings(ServerSettings.create(system.settings().config())
-            .withTransparentHeadRequests(true))
+        .withSettings(OpenAiParsingErrors.applyTo(ServerSettings.create(
+            system.settings().config()).withTransparentHeadRequests(true)))
         .bind(this::handle);
   }
 

@@ -22,7 +22,10 @@ public final class ApiError extends RuntimeException {
     NOT_FOUND(404, "invalid_request_error"),
     METHOD_NOT_ALLOWED(405, "invalid_request_error"),
     PAYLOAD_TOO_LARGE(413, "invalid_request_error"),
+    URI_TOO_LONG(414, "invalid_request_error"),
     UNSUPPORTED_MEDIA_TYPE(415, "invalid_request_error"),
+    /** A transfer coding other than chunked (HAProxy's answer to one). */
+    UNPROCESSABLE_CONTENT(422, "invalid_request_error"),
     HEADERS_TOO_LARGE(431, "invalid_request_error"),
     OVERLOADED(503, "server_error"),
     /** A component it depends on (the controller singleton, say) cannot answer now. */
@@ -30,6 +33,8 @@ public final class ApiError extends RuntimeException {
     UPSTREAM_FAILED(502, "server_error"),
     UPSTREAM_TIMEOUT(504, "server_error"),
     INTERNAL(500, "server_error"),
+    /** A method or framing the server does not implement. */
+    NOT_IMPLEMENTED(501, "invalid_request_error"),
     HTTP_VERSION_NOT_SUPPORTED(505, "invalid_request_error");
 
     private final int status;

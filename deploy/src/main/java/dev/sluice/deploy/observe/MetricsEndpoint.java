@@ -1,5 +1,6 @@
 package dev.sluice.deploy.observe;
 
+import dev.sluice.core.http.OpenAiParsingErrors;
 import io.prometheus.metrics.expositionformats.ExpositionFormatWriter;
 import io.prometheus.metrics.expositionformats.ExpositionFormats;
 import io.prometheus.metrics.instrumentation.jvm.JvmMetrics;
@@ -20,6 +21,7 @@ import org.apache.pekko.http.javadsl.model.HttpMethods;
 import org.apache.pekko.http.javadsl.model.HttpRequest;
 import org.apache.pekko.http.javadsl.model.HttpResponse;
 import org.apache.pekko.http.javadsl.model.headers.RawHeader;
+import org.apache.pekko.http.javadsl.settings.ServerSettings;
 
 /**
  * {@code GET /metrics} on every node ({@code sluice.metrics.host}:{@code port}): the JVM's
@@ -44,7 +46,10 @@ public final class MetricsEndpoint {
   }
 
   public CompletionStage<ServerBinding> bind(String host, int port) {
-    return Http.get(system).newServerAt(host, port).bind(this::handle);
+    return Http.get(system).newServerAt(host, port)
+        .withSettings(OpenAiParsingErrors.applyTo(ServerSettings.create(
+            system.settings().config())))
+        .bind(this::handle);
   }
 
   CompletionStage<HttpResponse> handle(HttpRequest request) {

@@ -1,5 +1,6 @@
 package dev.sluice.ingress.splice;
 
+import dev.sluice.core.http.ReasonPhrases;
 import dev.sluice.ingress.edge.Answer;
 import dev.sluice.ingress.edge.HeaderField;
 import java.nio.charset.StandardCharsets;
@@ -17,7 +18,7 @@ final class ResponseRenderer {
     byte[] body = answer.body();
     StringBuilder head = new StringBuilder(256);
     head.append("HTTP/1.1 ").append(answer.status()).append(' ')
-        .append(reason(answer.status())).append("\r\n");
+        .append(ReasonPhrases.of(answer.status())).append("\r\n");
     for (HeaderField header : answer.headers()) {
       head.append(header.name()).append(": ").append(header.value()).append("\r\n");
     }
@@ -35,25 +36,5 @@ final class ResponseRenderer {
     System.arraycopy(headBytes, 0, all, 0, headBytes.length);
     System.arraycopy(body, 0, all, headBytes.length, body.length);
     return all;
-  }
-
-  static String reason(int status) {
-    return switch (status) {
-      case 200 -> "OK";
-      case 400 -> "Bad Request";
-      case 401 -> "Unauthorized";
-      case 404 -> "Not Found";
-      case 405 -> "Method Not Allowed";
-      case 408 -> "Request Timeout";
-      case 413 -> "Content Too Large";
-      case 415 -> "Unsupported Media Type";
-      case 431 -> "Request Header Fields Too Large";
-      case 500 -> "Internal Server Error";
-      case 502 -> "Bad Gateway";
-      case 503 -> "Service Unavailable";
-      case 504 -> "Gateway Timeout";
-      case 505 -> "HTTP Version Not Supported";
-      default -> "Status";
-    };
   }
 }

@@ -2,20 +2,11 @@ package dev.sluice.ingress.splice;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.sluice.core.http.ApiError;
 import dev.sluice.ingress.edge.Answer;
 import java.nio.charset.StandardCharsets;
 import org.junit.jupiter.api.Test;
 
 class ResponseRendererTest {
-
-  @Test
-  void everyStatusTheIngressAnswersHasItsReasonPhrase() {
-    for (ApiError.Code code : ApiError.Code.values()) {
-      assertThat(ResponseRenderer.reason(code.status())).as(code.name()).isNotEqualTo("Status");
-    }
-    assertThat(ResponseRenderer.reason(200)).isEqualTo("OK");
-  }
 
   @Test
   void theAnswerToAHeadKeepsTheContentLengthAndLeavesTheBodyOut() {

@@ -5,6 +5,7 @@ import dev.sluice.capacity.CapacityQueue;
 import dev.sluice.core.cluster.SingletonWatch;
 import dev.sluice.core.http.ClusterToken;
 import dev.sluice.core.http.JsonText;
+import dev.sluice.core.http.OpenAiParsingErrors;
 import dev.sluice.core.http.RequestIds;
 import dev.sluice.core.http.SluiceHeaders;
 import dev.sluice.core.openai.ForwardedBody;
@@ -75,9 +76,9 @@ public final class RouterHttpEndpoint {
   public CompletionStage<ServerBinding> bind() {
     Config http = system.settings().config().getConfig("sluice.router.http");
     return Http.get(system).newServerAt(settings.httpHost(), settings.httpPort())
-        .withSettings(ServerSettings.create(system.classicSystem())
+        .withSettings(OpenAiParsingErrors.applyTo(ServerSettings.create(system.classicSystem())
             .withBacklog(http.getInt("backlog"))
-            .withMaxConnections(http.getInt("max-connections")))
+            .withMaxConnections(http.getInt("max-connections"))))
         .bind(this::handle);
   }
 

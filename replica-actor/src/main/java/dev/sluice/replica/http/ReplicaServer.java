@@ -1,6 +1,7 @@
 package dev.sluice.replica.http;
 
 import dev.sluice.core.http.BoundedBody;
+import dev.sluice.core.http.OpenAiParsingErrors;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -80,8 +81,8 @@ public final class ReplicaServer {
    * body stops at it.
    */
   private static ServerSettings settings(ActorSystem<?> system, long maxRequestBytes) {
-    ServerSettings settings = ServerSettings.create(system.settings().config())
-        .withTransparentHeadRequests(true);
+    ServerSettings settings = OpenAiParsingErrors.applyTo(ServerSettings.create(
+        system.settings().config()).withTransparentHeadRequests(true));
     return settings.withParserSettings(settings.getParserSettings()
         .withMaxContentLength(BoundedBody.serverCap(maxRequestBytes)));
   }
