@@ -10,7 +10,6 @@ import dev.sluice.ingress.edge.ApiKeys;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.net.URI;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -58,7 +57,8 @@ final class HaproxyCommand {
     double routeTimeout;
 
     @Option(names = "--lua", paramLabel = "FILE", defaultValue = "sluice_route.lua",
-        description = "Where to write the Lua action the config loads (default ${DEFAULT-VALUE}).")
+        description = "Where to write the Lua action the config loads, with HAProxy's error "
+            + "pages (sluice_error_<status>.http) beside it (default ${DEFAULT-VALUE}).")
     Path lua;
 
     @Override
@@ -83,7 +83,7 @@ final class HaproxyCommand {
         settings = settings.withIngress(new java.net.InetSocketAddress(ingressAt.getHost(),
             ingressAt.getPort()));
       }
-      Files.writeString(lua, HaproxyConfig.lua());
+      HaproxyConfig.writeFiles(lua);
       PrintWriter out = spec.commandLine().getOut();
       out.print(HaproxyConfig.render(settings, runningReplicas(status), lua));
       out.flush();

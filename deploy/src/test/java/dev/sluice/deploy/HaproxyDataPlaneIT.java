@@ -65,7 +65,7 @@ class HaproxyDataPlaneIT {
   private static Haproxy start(SluiceNode of, int port, int routerPort) throws Exception {
     Path dir = Files.createTempDirectory("sluice-haproxy-plane");
     Path lua = dir.resolve("sluice_route.lua");
-    Files.writeString(lua, HaproxyConfig.lua());
+    HaproxyConfig.writeFiles(lua);
     HaproxyConfig.Settings settings = new HaproxyConfig.Settings("127.0.0.1", port, "127.0.0.1",
         routerPort, 5, "", "x-session-id", routes(of));
     return Haproxy.withConfig(dir, HaproxyConfig.render(settings, replicas(of), lua), port);
@@ -198,7 +198,7 @@ class HaproxyDataPlaneIT {
         closed);
     Path dir = Files.createTempDirectory("sluice-haproxy-health");
     Path lua = dir.resolve("sluice_route.lua");
-    Files.writeString(lua, HaproxyConfig.lua());
+    HaproxyConfig.writeFiles(lua);
     try (Haproxy empty = Haproxy.withConfig(Files.createDirectory(dir.resolve("empty")),
             HaproxyConfig.render(settings, List.of(), lua), EMPTY_PORT);
         Haproxy allDown = Haproxy.withConfig(Files.createDirectory(dir.resolve("down")),
@@ -255,6 +255,40 @@ class HaproxyDataPlaneIT {
     assertThat(stalled.status()).isEqualTo(408);
     assertThat(stalled.header("content-type")).isEqualTo("application/json");
     assertThat(Sse.json(stalled.body()).at("/error/code").asText()).isEqualTo("request_timeout");
+  }
+
+  /**
+   * Requests HAProxy refuses itself reach no replica. Those its config's rules refuse get the
+   * ingress's OpenAI shape. Those its parser refuses get its error files (the OpenAI shape too)
+   * from HAProxy 3.3 on; before it, HAProxy's built-in HTML page.
+   */
+  @Test
+  void requestsHaproxyRefusesReachNoReplica() throws Exception {
+    long before = replicaRequests();
+    String post = "POST " + CHAT + " HTTP/1.1\r\nHost: x\r\n";
+    RawHttp.Response unparsable = RawClient.exchange(ROUTED_PORT, "GET / http/1.1\r\n\r\n");
+    RawHttp.Response coding = RawClient.exchange(ROUTED_PORT,
+        post + "Transfer-Encoding: gzip, chunked\r\n\r\n0\r\n\r\n");
+    RawHttp.Response old = RawClient.exchange(ROUTED_PORT, post.replace("1.1", "1.0")
+        + "Transfer-Encoding: chunked\r\n\r\n0\r\n\r\n");
+
+    assertThat(unparsable.status()).isEqualTo(400);
+    assertThat(coding.status()).isEqualTo(422);
+    // Was a 502 "the replica failed": the replica's endpoint reset the connection.
+    assertThat(old.status()).isEqualTo(400);
+    assertThat(old.header("content-type")).isEqualTo("application/json");
+    assertThat(Sse.json(old.body()).at("/error/param").asText()).isEqualTo("Transfer-Encoding");
+    assertThat(unparsable.header("connection")).isEqualTo("close");
+    assertThat(replicaRequests()).isEqualTo(before);
+  }
+
+  private static long replicaRequests() throws Exception {
+    long total = 0;
+    for (HaproxyConfig.Replica replica : replicas(node)) {
+      total += Sse.json(TestNodes.get(replica.port(), "/-/stats").body()).get("requests")
+          .asLong();
+    }
+    return total;
   }
 
   @Test
@@ -429,7 +463,7 @@ class HaproxyDataPlaneIT {
     });
     Path dir = Files.createTempDirectory("sluice-haproxy-dead");
     Path lua = dir.resolve("sluice_route.lua");
-    Files.writeString(lua, HaproxyConfig.lua());
+    HaproxyConfig.writeFiles(lua);
     HaproxyConfig.Settings settings = new HaproxyConfig.Settings("127.0.0.1", DEAD_PORT,
         "127.0.0.1", DEAD_ROUTER_PORT, 5, "", "x-session-id", routes(node));
     // The dead replica's health checks go to the live one's port: they keep its server up, so
@@ -481,7 +515,7 @@ class HaproxyDataPlaneIT {
     bodies.put("{" + messages + "}", null);
     Path dir = Files.createTempDirectory("sluice-haproxy-model");
     Path lua = dir.resolve("sluice_route.lua");
-    Files.writeString(lua, HaproxyConfig.lua());
+    HaproxyConfig.writeFiles(lua);
     HaproxyConfig.Settings settings = new HaproxyConfig.Settings("127.0.0.1", MODEL_PORT,
         "127.0.0.1", MODEL_ROUTER_PORT, 5, "", "x-session-id", routes(node))
         .withModels(Map.of(routes(node).get("/"), List.of("sim", "other")));
@@ -514,7 +548,7 @@ class HaproxyDataPlaneIT {
             + exchange.getRequestHeaders().getFirst("x-body-truncated")));
     Path dir = Files.createTempDirectory("sluice-haproxy-body");
     Path lua = dir.resolve("sluice_route.lua");
-    Files.writeString(lua, HaproxyConfig.lua());
+    HaproxyConfig.writeFiles(lua);
     HaproxyConfig.Settings settings = new HaproxyConfig.Settings("127.0.0.1", BODY_PORT,
         "127.0.0.1", BODY_ROUTER_PORT, 5, "", "x-session-id", routes(node))
         .withForwardBodyLimit(64);

@@ -240,6 +240,19 @@ public final class HaproxyConfig {
   }
 
   /**
+   * Writes the Lua action to {@code lua} and HAProxy's error pages beside it, each file only when
+   * its content changed: what {@link #render} loads.
+   */
+  public static void writeFiles(Path lua) throws IOException {
+    HaproxyDataPlane.writeIfChanged(lua, lua());
+    HaproxyErrorPages.write(directory(lua), REQUEST_TIMEOUT_S, SERVER_TIMEOUT_S);
+  }
+
+  private static Path directory(Path lua) {
+    return lua.toAbsolutePath().getParent();
+  }
+
+  /**
    * The {@code haproxy.cfg} for {@code replicas}, loading the Lua action from {@code lua}. The
    * same settings and replicas (in any order) give the same text, so unchanged sets never reload.
    */
@@ -288,7 +301,7 @@ public final class HaproxyConfig {
     // refusal (HAProxy's default: 3 times, a second apart) only holds the client 3 s longer
     // before the same 503: a replica that refuses is gone or not yet there.
     out.add("  retries 0");
-    errorPages(out);
+    HaproxyErrorPages.lines(out, directory(lua), REQUEST_TIMEOUT_S, SERVER_TIMEOUT_S);
     out.add("");
     out.add("frontend " + FRONTEND);
     out.add("  bind " + settings.bindHost() + ":" + settings.bindPort());
@@ -299,6 +312,11 @@ public final class HaproxyConfig {
     out.add("  http-request return status 503 content-type text/plain string \"" + NO_SERVER_UP
         + "\" if { path /-/healthz }");
     requestIds(out);
+    // Chunked framing is HTTP/1.1's: the ingress refuses it in an HTTP/1.0 request, and a
+    // replica's endpoint resets the connection (HAProxy answered 502, as if the replica failed).
+    out.add("  http-request return status 400 content-type application/json string '"
+        + ApiError.invalid("Transfer-Encoding", "Transfer-Encoding in an HTTP/1.0 request")
+            .toJson() + "' if { req.ver 1.0 } { req.hdr(transfer-encoding) -m found }");
     out.add("  http-request set-var(txn.sluice_path) path");
     apiKeys(out, settings.apiKeysRequired(), settings.apiKeyDigests());
     // A body over the limit is the replica's to refuse: it reads on first (BoundedBody), so
@@ -531,32 +549,6 @@ public final class HaproxyConfig {
   }
 
   /**
-   * HAProxy's own errors in the OpenAI shape the ingress answers with, instead of its HTML pages.
-   */
-  private static void errorPages(List<String> out) {
-    // HAProxy 2.6 answers a request it cannot parse with its built-in HTML 400 all the same
-    // (these pages apply to the errors of a parsed request).
-    errorPage(out, ApiError.Code.INVALID_REQUEST, "Bad request");
-    errorPage(out, ApiError.Code.REQUEST_TIMEOUT,
-        "The request did not arrive within " + REQUEST_TIMEOUT_S + " s");
-    errorPage(out, ApiError.Code.INTERNAL, "HAProxy failed on this request");
-    errorPage(out, ApiError.Code.UPSTREAM_FAILED,
-        "The replica failed: its answer was cut off or not valid HTTP");
-    // No connection to the pinned replica's server (or none up, for an unpinned request): as
-    // the ingress answers a replica that refuses, fail closed with the reason.
-    out.add("  http-error status 503 content-type text/plain string \"Ingress request router "
-        + "failed: replica_unreachable\" hdr X-Serve-Reason replica_unreachable "
-        + "hdr x-sluice-detail \"HAProxy could not connect to the replica's server\"");
-    errorPage(out, ApiError.Code.UPSTREAM_TIMEOUT,
-        "The replica did not answer within " + SERVER_TIMEOUT_S + " s");
-  }
-
-  private static void errorPage(List<String> out, ApiError.Code code, String message) {
-    out.add("  http-error status " + code.status() + " content-type application/json string '"
-        + new ApiError(code, message, null).toJson() + "'");
-  }
-
-  /**
    * The ingress's API-key check: {@code Authorization: Bearer <key>} (the first such header,
    * scheme case-insensitive) whose SHA-256 is one of the digests, else 401 in the OpenAI shape,
    * the same two answers as the ingress's. Only digests are written; health probes pass. Keys
@@ -580,7 +572,7 @@ public final class HaproxyConfig {
         + (digests.isEmpty() ? "" : " unless sluice_bearer sluice_api_key"));
   }
 
-  private static String quoted(String value) {
+  static String quoted(String value) {
     if (value.indexOf('"') >= 0 || value.indexOf('\\') >= 0 || value.indexOf('\n') >= 0) {
       throw new IllegalArgumentException("not allowed in haproxy.cfg: " + value);
     }

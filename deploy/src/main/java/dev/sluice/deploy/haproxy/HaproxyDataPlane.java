@@ -153,7 +153,7 @@ public final class HaproxyDataPlane implements AutoCloseable {
 
   private void launch(HaproxySettings settings) throws IOException, InterruptedException {
     reloadTimeout = settings.startTimeout();
-    writeIfChanged(lua, HaproxyConfig.lua());
+    HaproxyConfig.writeFiles(lua);
     rendered = HaproxyConfig.render(base, List.of(), lua) + metricsFrontend;
     writeConfig(config, rendered);
     servers.set(0);

@@ -3,7 +3,10 @@ package dev.sluice.deploy.haproxy;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.sluice.core.http.Bearer;
+import dev.sluice.core.testing.RawHttp;
+import java.io.ByteArrayInputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -28,7 +31,7 @@ class HaproxyConfigTest {
       digests.add(HexFormat.of().formatHex(Bearer.digest("key-" + i)));
     }
     Path lua = dir.resolve("sluice_route.lua");
-    Files.writeString(lua, HaproxyConfig.lua());
+    HaproxyConfig.writeFiles(lua);
     String config = HaproxyConfig.render(settings("token-1").withApiKeys(true, digests),
         List.of(new HaproxyConfig.Replica("llm#sim#a", "127.0.0.1", 30000)), lua);
 
@@ -46,6 +49,31 @@ class HaproxyConfigTest {
   }
 
   @Test
+  void haproxysOwnAnswersAreErrorFilesInTheIngresssShape(@TempDir Path dir) throws Exception {
+    Path lua = dir.resolve("sluice_route.lua");
+    HaproxyConfig.writeFiles(lua);
+    String config = HaproxyConfig.render(settings(""), List.of(), lua);
+
+    assertThat(config).doesNotContain("http-error");
+    for (int status : new int[] {400, 408, 413, 422, 500, 501, 502, 503, 504}) {
+      Path page = dir.resolve("sluice_error_" + status + ".http");
+      assertThat(config).contains("  errorfile " + status + " \"" + page + "\"\n");
+      RawHttp.Response answer = RawHttp.response(new ByteArrayInputStream(
+          Files.readAllBytes(page)));
+      assertThat(answer.status()).isEqualTo(status);
+      assertThat(answer.header("connection")).isEqualTo("close");
+      if (status == 503) {
+        assertThat(answer.header("x-serve-reason")).isEqualTo("replica_unreachable");
+        assertThat(answer.body()).isEqualTo("Ingress request router failed: replica_unreachable");
+      } else {
+        assertThat(answer.header("content-type")).isEqualTo("application/json");
+        assertThat(new ObjectMapper().readTree(answer.body()).at("/error/message").asText())
+            .isNotEmpty();
+      }
+    }
+  }
+
+  @Test
   void withoutKeysNothingIsCheckedAndWithoutATokenTheClientsCredentialsAreDropped() {
     String config = HaproxyConfig.render(settings(""), List.of(), Path.of("x.lua"));
     assertThat(config).doesNotContain("sluice_api_key").doesNotContain("status 401")
@@ -56,7 +84,7 @@ class HaproxyConfigTest {
   @Test
   void keysRequiredButNoneKnownRefuseEveryRequest(@TempDir Path dir) throws Exception {
     Path lua = dir.resolve("sluice_route.lua");
-    Files.writeString(lua, HaproxyConfig.lua());
+    HaproxyConfig.writeFiles(lua);
     String config = HaproxyConfig.render(settings("").withApiKeys(true, List.of()), List.of(),
         lua);
     assertThat(config).doesNotContain("acl sluice_api_key").contains(
@@ -71,7 +99,7 @@ class HaproxyConfigTest {
   void routePrefixesNameTheApplicationLongestFirstAndMarkThoseWithSeveralModels(
       @TempDir Path dir) throws Exception {
     Path lua = dir.resolve("sluice_route.lua");
-    Files.writeString(lua, HaproxyConfig.lua());
+    HaproxyConfig.writeFiles(lua);
     String config = HaproxyConfig.render(settings("").withRoutes(Map.of("/", "llm", "/chat",
         "chat", "/chat/v1.team", "team")).withModels(Map.of("chat", List.of("b", "a"),
             "team", List.of("t"), "llm", List.of("it's"), "gone", List.of("x", "y"))),
@@ -110,7 +138,7 @@ class HaproxyConfigTest {
   @Test
   void aWholeConfigLoadsWithoutAWarning(@TempDir Path dir) throws Exception {
     Path lua = dir.resolve("sluice_route.lua");
-    Files.writeString(lua, HaproxyConfig.lua());
+    HaproxyConfig.writeFiles(lua);
     HaproxyConfig.Settings whole = settings("token-1")
         .withApiKeys(true, List.of(HexFormat.of().formatHex(Bearer.digest("key-1"))))
         .withRoutes(Map.of("/chat", "chat", "/", "llm"))
