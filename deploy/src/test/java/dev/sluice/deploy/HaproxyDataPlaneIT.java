@@ -282,6 +282,31 @@ class HaproxyDataPlaneIT {
     assertThat(replicaRequests()).isEqualTo(before);
   }
 
+  /**
+   * A kept-alive connection idle for longer than a request may take to arrive (10 s) still
+   * takes the next request, as the ingress's does for 120 s (it was closed at 10 s).
+   */
+  @Test
+  void aConnectionIdleBetweenRequestsStaysOpen() throws Exception {
+    String body = "{\"messages\":[{\"role\":\"user\",\"content\":\"idle\"}],"
+        + "\"max_tokens\":2}";
+    byte[] request = RawClient.bytes("POST " + CHAT + " HTTP/1.1\r\nHost: x\r\nContent-Length: "
+        + body.length() + "\r\n\r\n" + body);
+    try (java.net.Socket socket = new java.net.Socket(java.net.InetAddress.getLoopbackAddress(),
+        ROUTED_PORT)) {
+      socket.setSoTimeout(15_000);
+      java.io.InputStream in = new java.io.BufferedInputStream(socket.getInputStream());
+      socket.getOutputStream().write(request);
+      assertThat(RawHttp.response(in).status()).isEqualTo(200);
+      // The idle time is what is tested: longer than HAProxy's timeout http-request.
+      Thread.sleep(11_000);
+      socket.getOutputStream().write(request);
+      RawHttp.Response second = RawHttp.response(in);
+      assertThat(second).as("an answer on the idle connection").isNotNull();
+      assertThat(second.status()).isEqualTo(200);
+    }
+  }
+
   private static long replicaRequests() throws Exception {
     long total = 0;
     for (HaproxyConfig.Replica replica : replicas(node)) {

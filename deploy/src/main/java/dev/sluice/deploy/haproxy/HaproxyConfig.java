@@ -62,6 +62,8 @@ public final class HaproxyConfig {
   static final long DEFAULT_MAX_REQUEST_BYTES = 8L << 20;
   /** How long a request's head and body may take to arrive (the ingress's head-timeout). */
   private static final int REQUEST_TIMEOUT_S = 10;
+  /** How long a client's connection may stay idle between requests (the ingress's default). */
+  private static final int KEEP_ALIVE_S = 120;
   /** How long a replica may take to start its answer, and stay silent in it. */
   private static final int SERVER_TIMEOUT_S = 600;
 
@@ -290,6 +292,9 @@ public final class HaproxyConfig {
     out.add("  timeout client 600s");
     out.add("  timeout server " + SERVER_TIMEOUT_S + "s");
     out.add("  timeout http-request " + REQUEST_TIMEOUT_S + "s");
+    // Without it, http-request's 10 s: a client pausing longer between requests found its
+    // connection closed, or closing as it sent the next request on it (a POST is not retried).
+    out.add("  timeout http-keep-alive " + KEEP_ALIVE_S + "s");
     // On a reload the old worker keeps a client's idle keep-alive connection until its next
     // request is answered (with Connection: close) instead of closing it under the client, which
     // may be sending a request on it at that moment (a POST is not retried by clients).
