@@ -258,8 +258,9 @@ class HaproxyDataPlaneIT {
   }
 
   /**
-   * Requests HAProxy refuses itself reach no replica. Those its config's rules refuse get the
-   * ingress's OpenAI shape. Those its parser refuses get its error files (the OpenAI shape too)
+   * Requests HAProxy refuses itself reach no replica, among them those its parser takes but a
+   * replica would read differently. Those its config's rules refuse get the ingress's OpenAI
+   * shape. Those its parser refuses get its error files (the OpenAI shape too)
    * from HAProxy 3.3 on; before it, HAProxy's built-in HTML page.
    */
   @Test
@@ -271,6 +272,14 @@ class HaproxyDataPlaneIT {
         post + "Transfer-Encoding: gzip, chunked\r\n\r\n0\r\n\r\n");
     RawHttp.Response old = RawClient.exchange(ROUTED_PORT, post.replace("1.1", "1.0")
         + "Transfer-Encoding: chunked\r\n\r\n0\r\n\r\n");
+    // A replica's endpoint (Pekko HTTP) took the CRLF after the lead byte 0xe0 into the value,
+    // then the Content-Length line: it read no body, and the body as a next request.
+    String body = "{\"messages\":[{\"role\":\"user\",\"content\":\"x\"}]}";
+    List<RawHttp.Response> leadBytes = new java.util.ArrayList<>();
+    for (char bad : new char[] {'\u00e0', '\u0000', '\u007f'}) {
+      leadBytes.add(RawClient.exchange(ROUTED_PORT, post + "X-A: b\r\nX-Bad: ab" + bad
+          + "\r\nContent-Length: " + body.length() + "\r\n\r\n" + body));
+    }
 
     assertThat(unparsable.status()).isEqualTo(400);
     assertThat(coding.status()).isEqualTo(422);
@@ -279,6 +288,11 @@ class HaproxyDataPlaneIT {
     assertThat(old.header("content-type")).isEqualTo("application/json");
     assertThat(Sse.json(old.body()).at("/error/param").asText()).isEqualTo("Transfer-Encoding");
     assertThat(unparsable.header("connection")).isEqualTo("close");
+    for (RawHttp.Response refused : leadBytes) {
+      assertThat(refused.status()).isEqualTo(400);
+      assertThat(Sse.json(refused.body()).at("/error/message").asText())
+          .isEqualTo("header x-bad has a control byte or a byte outside ASCII");
+    }
     assertThat(replicaRequests()).isEqualTo(before);
   }
 

@@ -21,8 +21,8 @@ public record HaproxyBinary(Path path, String version, boolean prometheusExporte
 
   private static final Pattern VERSION = Pattern.compile("HAProxy version (\\d+)\\.(\\d+)\\S*");
   private static final List<String> SBIN = List.of("/usr/local/sbin", "/usr/sbin", "/sbin");
-  private static final String INSTALL = "install HAProxy 2.6 or newer with Lua (Debian/Ubuntu: "
-      + "apt-get install haproxy; RHEL: dnf install haproxy)";
+  private static final String INSTALL = "install HAProxy 2.6 or newer with Lua and PCRE "
+      + "(Debian/Ubuntu: apt-get install haproxy; RHEL: dnf install haproxy)";
 
   /** Finds and checks {@code name} (a bare name is looked up on the PATH; a path is used as is). */
   public static HaproxyBinary locate(String name) {
@@ -43,6 +43,10 @@ public record HaproxyBinary(Path path, String version, boolean prometheusExporte
     if (!output.contains("Built with Lua")) {
       throw new IllegalStateException(path + " (HAProxy " + version + ") is built without Lua, "
           + "which the routing action needs: " + INSTALL);
+    }
+    if (!output.contains("Built with PCRE")) {
+      throw new IllegalStateException(path + " (HAProxy " + version + ") is built without PCRE, "
+          + "whose regular expressions the config uses: " + INSTALL);
     }
     return new HaproxyBinary(path, version,
         output.contains("Built with the Prometheus exporter"));

@@ -317,11 +317,7 @@ public final class HaproxyConfig {
     out.add("  http-request return status 503 content-type text/plain string \"" + NO_SERVER_UP
         + "\" if { path /-/healthz }");
     requestIds(out);
-    // Chunked framing is HTTP/1.1's: the ingress refuses it in an HTTP/1.0 request, and a
-    // replica's endpoint resets the connection (HAProxy answered 502, as if the replica failed).
-    out.add("  http-request return status 400 content-type application/json string '"
-        + ApiError.invalid("Transfer-Encoding", "Transfer-Encoding in an HTTP/1.0 request")
-            .toJson() + "' if { req.ver 1.0 } { req.hdr(transfer-encoding) -m found }");
+    HaproxyRefusals.lines(out);
     out.add("  http-request set-var(txn.sluice_path) path");
     apiKeys(out, settings.apiKeysRequired(), settings.apiKeyDigests());
     // A body over the limit is the replica's to refuse: it reads on first (BoundedBody), so

@@ -24,7 +24,7 @@ class HaproxyBinaryTest {
   @Test
   void aCurrentHaproxyWithLuaIsAccepted() throws Exception {
     Path script = fake("haproxy", "HAProxy version 2.8.5-1 2024/01/31 - https://haproxy.org/\n"
-        + "Built with Lua version : Lua 5.4.4");
+        + "Built with Lua version : Lua 5.4.4\nBuilt with PCRE2 version : 10.42 2022-12-11");
     HaproxyBinary binary = HaproxyBinary.locate(script.toString());
     assertThat(binary.version()).isEqualTo("2.8.5-1");
     assertThat(binary.path()).isEqualTo(script);
@@ -44,6 +44,13 @@ class HaproxyBinaryTest {
     Path script = fake("haproxy", "HAProxy version 2.6.12\nBuilt without Lua");
     assertThatThrownBy(() -> HaproxyBinary.locate(script.toString()))
         .hasMessageContaining("built without Lua");
+  }
+
+  @Test
+  void oneWithoutPcreIsRefused() throws Exception {
+    Path script = fake("haproxy", "HAProxy version 2.6.12\nBuilt with Lua version : Lua 5.3.6");
+    assertThatThrownBy(() -> HaproxyBinary.locate(script.toString()))
+        .hasMessageContaining("built without PCRE");
   }
 
   @Test
