@@ -63,11 +63,15 @@ class HaproxyDataPlaneIT {
 
   /** HAProxy with the generated config in front of {@code of}'s replicas. */
   private static Haproxy start(SluiceNode of, int port, int routerPort) throws Exception {
+    return start(of, port, routerPort, new HaproxyConfig.Settings("127.0.0.1", port,
+        "127.0.0.1", routerPort, 5, "", "x-session-id", routes(of)));
+  }
+
+  private static Haproxy start(SluiceNode of, int port, int routerPort,
+      HaproxyConfig.Settings settings) throws Exception {
     Path dir = Files.createTempDirectory("sluice-haproxy-plane");
     Path lua = dir.resolve("sluice_route.lua");
     HaproxyConfig.writeFiles(lua);
-    HaproxyConfig.Settings settings = new HaproxyConfig.Settings("127.0.0.1", port, "127.0.0.1",
-        routerPort, 5, "", "x-session-id", routes(of));
     return Haproxy.withConfig(dir, HaproxyConfig.render(settings, replicas(of), lua), port);
   }
 
@@ -81,7 +85,11 @@ class HaproxyDataPlaneIT {
   @BeforeAll
   static void startAll() throws Exception {
     node = TestNodes.local(TestNodes.app(2, 0, 1, 32), ConfigFactory.empty());
-    routed = start(ROUTED_PORT, node.routerPort().orElseThrow());
+    // With the node's ingress, as a node runs it (chunked bodies go there); noRouter without.
+    routed = start(node, ROUTED_PORT, node.routerPort().orElseThrow(),
+        new HaproxyConfig.Settings("127.0.0.1", ROUTED_PORT, "127.0.0.1",
+            node.routerPort().orElseThrow(), 5, "", "x-session-id", routes(node))
+            .withIngress("127.0.0.1", node.ingressPort().orElseThrow()));
     noRouter = start(NO_ROUTER_PORT, CLOSED_PORT);
   }
 
@@ -224,8 +232,9 @@ class HaproxyDataPlaneIT {
   /**
    * The ingress's answers to bodies too large or too slow, in its OpenAI shape, read by a client
    * that sends its whole body before it reads: a body over the limit is refused by the replica
-   * once read to its end, a Content-Length beyond what the replica would read by HAProxy at
-   * once, a stalled body by HAProxy after 10 s.
+   * once read to its end (a chunked one by the ingress, or with 411 by a HAProxy without it), a
+   * Content-Length beyond what the replica would read by HAProxy at once, a stalled body by
+   * HAProxy after 10 s.
    */
   @Test
   void bodiesTooLargeOrTooSlowGetTheIngresssAnswers() throws Exception {
@@ -248,9 +257,13 @@ class HaproxyDataPlaneIT {
         .isEqualTo("The request body is " + (4 * limit + 1) + " bytes; the limit is " + limit);
     assertThat(chunked).isNotNull();
     assertThat(chunked.status()).isEqualTo(413);
-    assertThat(chunked.header("x-sluice-served-by")).isNotNull();
     assertThat(Sse.json(chunked.body()).at("/error/message").asText())
         .isEqualTo("The request body is over the limit of " + limit + " bytes");
+    RawHttp.Response withoutIngress = BodyProbes.post(NO_ROUTER_PORT, CHAT, 100, true);
+    assertThat(withoutIngress).isNotNull();
+    assertThat(withoutIngress.status()).isEqualTo(411);
+    assertThat(Sse.json(withoutIngress.body()).at("/error/param").asText())
+        .isEqualTo("Transfer-Encoding");
     assertThat(stalled).isNotNull();
     assertThat(stalled.status()).isEqualTo(408);
     assertThat(stalled.header("content-type")).isEqualTo("application/json");
@@ -294,6 +307,29 @@ class HaproxyDataPlaneIT {
           .isEqualTo("header x-bad has a control byte or a byte outside ASCII");
     }
     assertThat(replicaRequests()).isEqualTo(before);
+  }
+
+  /**
+   * A chunked body goes to the node's ingress, which reads its trailers as strictly as a head. A
+   * replica's endpoint took the CRLF after a lead byte in a trailer into it and waited, holding
+   * the connection, for a trailer section that had ended: the client got no answer.
+   */
+  @Test
+  void chunkedBodiesAreReadByTheIngress() throws Exception {
+    long before = replicaRequests();
+    String body = "{\"messages\":[{\"role\":\"user\",\"content\":\"t\"}]}";
+    String head = "POST " + CHAT + " HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n"
+        + "\r\n" + Integer.toHexString(body.length()) + "\r\n" + body + "\r\n0\r\n";
+    RawHttp.Response clean = RawClient.exchange(ROUTED_PORT, head + "x-t: ok\r\n\r\n");
+    RawHttp.Response leadByte = RawClient.exchange(ROUTED_PORT,
+        head + "x-t: ab\u00e0\r\n\r\n");
+
+    assertThat(clean.status()).as(clean.body()).isEqualTo(200);
+    assertThat(clean.header("x-sluice-served-by")).isNotNull();
+    assertThat(leadByte.status()).isEqualTo(400);
+    assertThat(Sse.json(leadByte.body()).at("/error/code").asText())
+        .isEqualTo("invalid_request");
+    assertThat(replicaRequests()).isEqualTo(before + 1);
   }
 
   /**

@@ -21,6 +21,8 @@ public final class ApiError extends RuntimeException {
     MODEL_NOT_FOUND(404, "invalid_request_error"),
     NOT_FOUND(404, "invalid_request_error"),
     METHOD_NOT_ALLOWED(405, "invalid_request_error"),
+    /** A body without a Content-Length where one is required. */
+    LENGTH_REQUIRED(411, "invalid_request_error"),
     PAYLOAD_TOO_LARGE(413, "invalid_request_error"),
     URI_TOO_LONG(414, "invalid_request_error"),
     UNSUPPORTED_MEDIA_TYPE(415, "invalid_request_error"),

@@ -14,6 +14,7 @@ public final class ReasonPhrases {
       case 404 -> "Not Found";
       case 405 -> "Method Not Allowed";
       case 408 -> "Request Timeout";
+      case 411 -> "Length Required";
       case 413 -> "Content Too Large";
       case 414 -> "URI Too Long";
       case 415 -> "Unsupported Media Type";

@@ -336,10 +336,12 @@ public final class HaproxyConfig {
     out.add("  http-request wait-for-body time " + REQUEST_TIMEOUT_S + "s");
     applications(out, settings);
     completions(out, settings);
-    // A body that may be over the limit (no Content-Length: chunked; or one above it), or in a
-    // content coding, is for a replica's endpoint to refuse as the ingress does (BoundedBody,
-    // reading on; ContentCoding): the Lua action sends it there rather than to an external
-    // engine's own port, which would take it whatever its size, and try to read gzip as JSON.
+    HaproxyRefusals.chunked(out, settings.ingressPort() != 0, COMPLETION);
+    // A body that may be over the limit (a Content-Length above it; a chunked one goes to the
+    // ingress), or in a content coding, is for a replica's endpoint to refuse as the ingress
+    // does (BoundedBody, reading on; ContentCoding): the Lua action sends it there rather than
+    // to an external engine's own port, which would take it whatever its size, and try to read
+    // gzip as JSON.
     out.add("  http-request set-var(txn.sluice_via_endpoint) bool(true) if "
         + "!{ req.hdr(content-length) -m found } || { req.hdr_val(content-length) gt "
         + settings.maxRequestBytes() + " } || { req.hdr_cnt(content-encoding) gt 1 } || "

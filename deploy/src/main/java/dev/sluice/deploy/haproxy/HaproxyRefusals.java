@@ -38,4 +38,25 @@ final class HaproxyRefusals {
         + ApiError.invalid("Transfer-Encoding", "Transfer-Encoding in an HTTP/1.0 request")
             .toJson() + "' if { req.ver 1.0 } { req.hdr(transfer-encoding) -m found }");
   }
+
+  /**
+   * A chunked completion body. A replica's endpoint misreads obs-text in a trailer as in a head
+   * (the CRLF after a lead byte is taken into the value) and then waits, for as long as its idle
+   * timeout, for a trailer section that has ended; HAProxy forwards trailers as they came and
+   * cannot see them. With the node's ingress known, the Lua action sends such a request there,
+   * which reads chunked framing and trailers as strictly as heads. Without one (a self-run
+   * HAProxy rendered without {@code --ingress}) it is refused: clients can send a
+   * Content-Length, and OpenAI's do.
+   */
+  static void chunked(List<String> out, boolean toIngress, String completion) {
+    String chunked = "{ req.hdr(transfer-encoding) -m found }";
+    if (toIngress) {
+      out.add("  http-request set-var(txn.sluice_chunked) bool(true) if " + chunked);
+      return;
+    }
+    out.add("  http-request return status 411 content-type application/json string '"
+        + new ApiError(ApiError.Code.LENGTH_REQUIRED, "A chunked body: send it with a "
+            + "Content-Length (this HAProxy runs without the ingress, which reads chunked bodies)",
+            "Transfer-Encoding").toJson() + "' if " + chunked + " " + completion);
+  }
 }

@@ -273,7 +273,19 @@ local function stopping(txn)
   return value == true or value == 1
 end
 
+-- To the node's own ingress, which reads the request whole and strictly, and routes it itself.
+local function to_ingress(txn)
+  txn:set_var("txn.sluice_dst_host", ingress_host)
+  txn:set_var("txn.sluice_dst_port", ingress_port)
+  txn:set_var("txn.sluice_via_ingress", true)
+end
+
 local function route(txn)
+  if ingress_port and txn:get_var("txn.sluice_chunked") then
+    -- A chunked body: a replica's endpoint misreads obs-text in a trailer, which HAProxy passes
+    -- on; the ingress refuses it (see HaproxyRefusals.chunked).
+    return to_ingress(txn)
+  end
   -- What HAProxy buffered of the body, copied into Lua once.
   local buffered = txn.f:req_body() or ""
   local body, cut = forwarded_body(txn, buffered)
@@ -288,10 +300,7 @@ local function route(txn)
   if model == nil and ingress_port and txn:get_var("txn.sluice_several_models") then
     -- No model in the part of the body HAProxy holds (it may lie beyond), where the router
     -- needs one: the node's own ingress reads the whole body, and answers a missing model.
-    txn:set_var("txn.sluice_dst_host", ingress_host)
-    txn:set_var("txn.sluice_dst_port", ingress_port)
-    txn:set_var("txn.sluice_via_ingress", true)
-    return
+    return to_ingress(txn)
   end
   local excluded = {}
   local reason = "router_unreachable"
