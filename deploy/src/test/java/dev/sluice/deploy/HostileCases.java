@@ -282,6 +282,8 @@ final class HostileCases {
     refused("bare LF after a chunk size", chunked("5\nhello\r\n0\r\n\r\n"));
     refused("no CRLF after chunk data", chunked("5\r\nhelloX\r\n0\r\n\r\n"));
     refused("bare LF in a trailer", chunked(chunks(BODY) + "0\r\nx-t: 1\nx-u: 2\r\n\r\n"));
+    refused("lead byte in a trailer", chunked(chunks(BODY) + "0\r\nx-t: ab\u00e0\r\n\r\n"));
+    refused("control byte in a trailer", chunked(chunks(BODY) + "0\r\nx-t: a\u0001b\r\n\r\n"));
     refused("20 KiB of trailers", chunked(chunks(BODY) + "0\r\nx-t: " + "t".repeat(20_000)
         + "\r\n\r\n"));
     refused("chunk size with a space inside", chunked("5 5\r\n"));

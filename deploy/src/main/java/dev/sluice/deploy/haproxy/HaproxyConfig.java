@@ -316,8 +316,10 @@ public final class HaproxyConfig {
         + "if { path /-/healthz } { nbsrv(" + BACKEND + ") ge 1 }");
     out.add("  http-request return status 503 content-type text/plain string \"" + NO_SERVER_UP
         + "\" if { path /-/healthz }");
-    requestIds(out);
+    // Before the request id is read: a value the ingress refuses is refused here too, not
+    // replaced by a fresh id.
     HaproxyRefusals.lines(out);
+    requestIds(out);
     out.add("  http-request set-var(txn.sluice_path) path");
     apiKeys(out, settings.apiKeysRequired(), settings.apiKeyDigests());
     // A body over the limit is the replica's to refuse: it reads on first (BoundedBody), so
