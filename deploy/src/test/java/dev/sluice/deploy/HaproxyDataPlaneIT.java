@@ -303,6 +303,7 @@ class HaproxyDataPlaneIT {
     assertThat(unparsable.header("connection")).isEqualTo("close");
     for (RawHttp.Response refused : leadBytes) {
       assertThat(refused.status()).isEqualTo(400);
+      assertThat(refused.header("connection")).isEqualTo("close");
       assertThat(Sse.json(refused.body()).at("/error/message").asText())
           .isEqualTo("header x-bad has a control byte or a byte outside ASCII");
     }

@@ -21,13 +21,15 @@ import org.junit.jupiter.api.TestInstance;
 
 /**
  * The two request-smuggling attacks the audit found, against a live ingress in front of real
- * replicas: the attacker gets a 400, nothing of it reaches a replica, and each of 24 concurrent
- * victims gets its own completion, never the attacker's.
+ * replicas (and the second through the node's HAProxy data plane): the attacker gets a 400,
+ * nothing of it reaches a replica, and each of 24 concurrent victims gets its own completion,
+ * never the attacker's.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class SmugglingIT {
 
   private static final int VICTIMS = 24;
+  private static final int HAPROXY_PORT = 19206;
   private static final String SMUGGLED_BODY =
       "{\"messages\":[{\"role\":\"user\",\"content\":\"ATTACK\"}],\"max_tokens\":1500}";
 
@@ -36,7 +38,8 @@ class SmugglingIT {
 
   @BeforeAll
   void start() throws Exception {
-    node = TestNodes.local(TestNodes.app(2, 0, 0, 256), ConfigFactory.empty());
+    node = TestNodes.local(TestNodes.app(2, 0, 0, 256),
+        ConfigFactory.parseString("sluice.haproxy.port = " + HAPROXY_PORT));
     ingress = node.ingressPort().orElseThrow();
   }
 
@@ -60,10 +63,15 @@ class SmugglingIT {
    * the ingress writes after it, so the body becomes a second request at the replica.
    */
   private static String leadByteInjection() {
+    return leadByteInjection("x-request-id");
+  }
+
+  /** Critical 2 in any header: the byte ends the value of {@code header}. */
+  private static String leadByteInjection(String header) {
     String smuggled = "POST /v1/chat/completions HTTP/1.1\r\nHost: b\r\nContent-Type: "
         + "application/json\r\nContent-Length: " + SMUGGLED_BODY.length() + "\r\n\r\n"
         + SMUGGLED_BODY;
-    return "POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nx-request-id: abc\u00e9\r\n"
+    return "POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\n" + header + ": abc\u00e9\r\n"
         + "Content-Length: " + smuggled.length() + "\r\n\r\n" + smuggled;
   }
 
@@ -77,6 +85,16 @@ class SmugglingIT {
     attackAndCheckVictims(leadByteInjection());
   }
 
+  /**
+   * Critical 2 through the HAProxy data plane, in a header HAProxy leaves as it is: HAProxy
+   * passed the byte on, and a replica's endpoint ran the body as a second completion (by hand,
+   * 10 such requests ran 20 completions). Now HAProxy refuses it, as the ingress does.
+   */
+  @Test
+  void aLeadByteInjectionThroughHaproxyReachesNoReplica() throws Exception {
+    attackAndCheckVictims(HAPROXY_PORT, leadByteInjection("x-note"));
+  }
+
   private long replicaRequests() throws Exception {
     long total = 0;
     for (ReplicaInfo replica : node.ingressView().all().iterator().next().replicas()) {
@@ -87,16 +105,21 @@ class SmugglingIT {
   }
 
   private void attackAndCheckVictims(String attack) throws Exception {
+    attackAndCheckVictims(ingress, attack);
+  }
+
+  /** The attack and the victims through the data plane at {@code port}. */
+  private void attackAndCheckVictims(int port, String attack) throws Exception {
     long before = replicaRequests();
     ExecutorService pool = Executors.newFixedThreadPool(VICTIMS + 1);
     try {
       Future<List<RawHttp.Response>> attacker = pool.submit(() ->
-          RawClient.exchange(ingress, RawClient.bytes(attack), 2));
+          RawClient.exchange(port, RawClient.bytes(attack), 2));
       List<Future<HttpResponse<String>>> victims = new ArrayList<>();
       for (int i = 0; i < VICTIMS; i++) {
         String body = "{\"messages\":[{\"role\":\"user\",\"content\":\"victim-" + i
             + "\"}],\"max_tokens\":8,\"stream\":true}";
-        victims.add(pool.submit(() -> TestNodes.post(ingress, "/v1/chat/completions", body)));
+        victims.add(pool.submit(() -> TestNodes.post(port, "/v1/chat/completions", body)));
       }
 
       List<RawHttp.Response> answers = attacker.get();

@@ -21,6 +21,9 @@ final class HaproxyRefusals {
   private static final String FIRST_BAD_NAME = "%[req.hdrs,regsub(\"^(?:[^\\r\\n]*\\r\\n)*?"
       + "([^:\\r\\n]*):[^\\r\\n]*" + BAD_VALUE_BYTE + "(?s:.*)$\",\"\\1\"),json(utf8s)]";
 
+  /** A refused request's connection is closed after the answer, as the ingress closes it. */
+  private static final String CLOSE = "hdr connection close";
+
   private HaproxyRefusals() {}
 
   static void lines(List<String> out) {
@@ -31,12 +34,13 @@ final class HaproxyRefusals {
     out.add("  http-request return status 400 content-type application/json lf-string '"
         + new ApiError(ApiError.Code.INVALID_REQUEST, "header NAME has a control byte or a byte "
             + "outside ASCII", null).toJson().replace("NAME", FIRST_BAD_NAME)
-        + "' if sluice_bad_value_byte");
+        + "' " + CLOSE + " if sluice_bad_value_byte");
     // Chunked framing is HTTP/1.1's: the ingress refuses it in an HTTP/1.0 request, and a
     // replica's endpoint resets the connection (HAProxy answered 502, as if the replica failed).
     out.add("  http-request return status 400 content-type application/json string '"
         + ApiError.invalid("Transfer-Encoding", "Transfer-Encoding in an HTTP/1.0 request")
-            .toJson() + "' if { req.ver 1.0 } { req.hdr(transfer-encoding) -m found }");
+            .toJson() + "' " + CLOSE
+        + " if { req.ver 1.0 } { req.hdr(transfer-encoding) -m found }");
   }
 
   /**
@@ -57,6 +61,6 @@ final class HaproxyRefusals {
     out.add("  http-request return status 411 content-type application/json string '"
         + new ApiError(ApiError.Code.LENGTH_REQUIRED, "A chunked body: send it with a "
             + "Content-Length (this HAProxy runs without the ingress, which reads chunked bodies)",
-            "Transfer-Encoding").toJson() + "' if " + chunked + " " + completion);
+            "Transfer-Encoding").toJson() + "' " + CLOSE + " if " + chunked + " " + completion);
   }
 }
