@@ -16,7 +16,7 @@ final class HaproxyRefusals {
    * lines of {@code req.hdrs}) or one outside ASCII (RFC 9110 obs-text). PCRE syntax, for
    * HAProxy's {@code -m reg} (a binary without PCRE is refused by {@link HaproxyBinary}).
    */
-  static final String BAD_VALUE_BYTE = "[\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\xff]";
+  private static final String BAD_VALUE_BYTE = "[\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\xff]";
   /** The name of the first header field whose value has such a byte, from {@code req.hdrs}. */
   private static final String FIRST_BAD_NAME = "%[req.hdrs,regsub(\"^(?:[^\\r\\n]*\\r\\n)*?"
       + "([^:\\r\\n]*):[^\\r\\n]*" + BAD_VALUE_BYTE + "(?s:.*)$\",\"\\1\"),json(utf8s)]";
@@ -28,8 +28,8 @@ final class HaproxyRefusals {
 
   static void lines(List<String> out) {
     // Pekko HTTP decodes such bytes as UTF-8: after a lead byte it took the CRLF and the next
-    // field (a Content-Length, say) as part of the character, read no body, and took the body
-    // as the connection's next request. HAProxy reuses that connection for other clients.
+    // field (a Content-Length, say) as part of the character, read no body, and ran the body as
+    // the connection's next request, one the router never chose and HAProxy never saw.
     out.add("  acl sluice_bad_value_byte req.hdrs -m reg '" + BAD_VALUE_BYTE + "'");
     out.add("  http-request return status 400 content-type application/json lf-string '"
         + new ApiError(ApiError.Code.INVALID_REQUEST, "header NAME has a control byte or a byte "
