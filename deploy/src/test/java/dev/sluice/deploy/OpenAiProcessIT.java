@@ -192,8 +192,8 @@ class OpenAiProcessIT {
   /**
    * A body over the limit gets the replica's 413 through HAProxy as through the splice, read on
    * first. HAProxy sent it to the engine's own port, which took it (up to its own limit, or
-   * without any: vLLM's): a body that may be over the limit (no Content-Length, or one above
-   * it) now goes to the replica's endpoint.
+   * without any: vLLM's): a Content-Length over the limit now goes to the replica's endpoint,
+   * and a chunked body to the node's ingress.
    */
   @Test
   @Order(2)
