@@ -263,7 +263,7 @@ class HaproxyDataPlaneIT {
     assertThat(withoutIngress).isNotNull();
     assertThat(withoutIngress.status()).isEqualTo(411);
     assertThat(Sse.json(withoutIngress.body()).at("/error/param").asText())
-        .isEqualTo("Transfer-Encoding");
+        .isEqualTo("Content-Length");
     assertThat(stalled).isNotNull();
     assertThat(stalled.status()).isEqualTo(408);
     assertThat(stalled.header("content-type")).isEqualTo("application/json");
@@ -311,12 +311,13 @@ class HaproxyDataPlaneIT {
   }
 
   /**
-   * A chunked body goes to the node's ingress, which reads its trailers as strictly as a head. A
-   * replica's endpoint took the CRLF after a lead byte in a trailer into it and waited, holding
+   * A body without a Content-Length (chunked; or over HTTP/2, which HAProxy sends on chunked)
+   * goes to the node's ingress, which reads its trailers as strictly as a head. A replica's
+   * endpoint took the CRLF after a lead byte in a trailer into it and waited, holding
    * the connection, for a trailer section that had ended: the client got no answer.
    */
   @Test
-  void chunkedBodiesAreReadByTheIngress() throws Exception {
+  void bodiesWithoutALengthAreReadByTheIngress() throws Exception {
     long before = replicaRequests();
     String body = "{\"messages\":[{\"role\":\"user\",\"content\":\"t\"}]}";
     String head = "POST " + CHAT + " HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n"
@@ -330,7 +331,12 @@ class HaproxyDataPlaneIT {
     assertThat(leadByte.status()).isEqualTo(400);
     assertThat(Sse.json(leadByte.body()).at("/error/code").asText())
         .isEqualTo("invalid_request");
-    assertThat(replicaRequests()).isEqualTo(before + 1);
+    // HTTP/2 has no chunked framing, but a body without a Content-Length is sent on chunked,
+    // trailers too: it goes to the ingress as well.
+    assertThat(H2Probe.post(ROUTED_PORT, CHAT, body, "x-t", "ok", 10_000)).isEqualTo(200);
+    assertThat(H2Probe.post(ROUTED_PORT, CHAT, body, "x-t", "ab\u00e0", 10_000))
+        .as("the answer to a trailer with a lead byte over HTTP/2 (0: none)").isEqualTo(400);
+    assertThat(replicaRequests()).isEqualTo(before + 2);
   }
 
   /**

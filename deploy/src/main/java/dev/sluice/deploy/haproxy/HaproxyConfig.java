@@ -338,14 +338,14 @@ public final class HaproxyConfig {
     out.add("  http-request wait-for-body time " + REQUEST_TIMEOUT_S + "s");
     applications(out, settings);
     completions(out, settings);
-    HaproxyRefusals.chunked(out, settings.ingressPort() != 0, COMPLETION);
-    // A body that may be over the limit (a Content-Length above it; a chunked one goes to the
-    // ingress), or in a content coding, is for a replica's endpoint to refuse as the ingress
-    // does (BoundedBody, reading on; ContentCoding): the Lua action sends it there rather than
-    // to an external engine's own port, which would take it whatever its size, and try to read
-    // gzip as JSON.
+    HaproxyRefusals.unsized(out, settings.ingressPort() != 0, COMPLETION);
+    // A body over the limit (a Content-Length above it; one without goes to the ingress or is
+    // refused, above), or in a content coding, is for a replica's endpoint to refuse as the
+    // ingress does (BoundedBody, reading on; ContentCoding): the Lua action sends it there
+    // rather than to an external engine's own port, which would take it whatever its size, and
+    // try to read gzip as JSON.
     out.add("  http-request set-var(txn.sluice_via_endpoint) bool(true) if "
-        + "!{ req.hdr(content-length) -m found } || { req.hdr_val(content-length) gt "
+        + "{ req.hdr_val(content-length) gt "
         + settings.maxRequestBytes() + " } || { req.hdr_cnt(content-encoding) gt 1 } || "
         + "{ req.hdr(content-encoding) -m found } !{ req.hdr(content-encoding) -i identity }");
     // With no application known yet every completion asks the router, which says why it cannot

@@ -44,23 +44,24 @@ final class HaproxyRefusals {
   }
 
   /**
-   * A chunked completion body. A replica's endpoint misreads obs-text in a trailer as in a head
-   * (the CRLF after a lead byte is taken into the value) and then waits, for as long as its idle
+   * A completion body without a Content-Length: chunked, or over HTTP/2 without one (HAProxy
+   * sends it on chunked). A replica's endpoint misreads obs-text in a trailer as in a head (the
+   * CRLF after a lead byte is taken into the value) and then waits, for as long as its idle
    * timeout, for a trailer section that has ended; HAProxy forwards trailers as they came and
    * cannot see them. With the node's ingress known, the Lua action sends such a request there,
    * which reads chunked framing and trailers as strictly as heads. Without one (a self-run
    * HAProxy rendered without {@code --ingress}) it is refused: clients can send a
    * Content-Length, and OpenAI's do.
    */
-  static void chunked(List<String> out, boolean toIngress, String completion) {
-    String chunked = "{ req.hdr(transfer-encoding) -m found }";
+  static void unsized(List<String> out, boolean toIngress, String completion) {
+    String unsized = "!{ req.hdr(content-length) -m found }";
     if (toIngress) {
-      out.add("  http-request set-var(txn.sluice_chunked) bool(true) if " + chunked);
+      out.add("  http-request set-var(txn.sluice_unsized) bool(true) if " + unsized);
       return;
     }
     out.add("  http-request return status 411 content-type application/json string '"
-        + new ApiError(ApiError.Code.LENGTH_REQUIRED, "A chunked body: send it with a "
-            + "Content-Length (this HAProxy runs without the ingress, which reads chunked bodies)",
-            "Transfer-Encoding").toJson() + "' " + CLOSE + " if " + chunked + " " + completion);
+        + new ApiError(ApiError.Code.LENGTH_REQUIRED, "A body without a Content-Length: send "
+            + "one (this HAProxy runs without the ingress, which reads chunked bodies)",
+            "Content-Length").toJson() + "' " + CLOSE + " if " + unsized + " " + completion);
   }
 }

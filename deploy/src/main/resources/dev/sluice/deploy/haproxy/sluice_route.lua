@@ -281,9 +281,9 @@ local function to_ingress(txn)
 end
 
 local function route(txn)
-  if ingress_port and txn:get_var("txn.sluice_chunked") then
-    -- A chunked body: a replica's endpoint misreads obs-text in a trailer, which HAProxy passes
-    -- on; the ingress refuses it (see HaproxyRefusals.chunked).
+  if ingress_port and txn:get_var("txn.sluice_unsized") then
+    -- No Content-Length (chunked, or HTTP/2 without one): a replica's endpoint misreads obs-text
+    -- in a trailer, which HAProxy passes on; the ingress refuses it (HaproxyRefusals.unsized).
     return to_ingress(txn)
   end
   -- What HAProxy buffered of the body, copied into Lua once.
