@@ -3,11 +3,7 @@ package dev.sluice.deploy;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sluice.core.testing.RawHttp;
-import java.util.stream.Stream;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
@@ -18,29 +14,16 @@ import org.junit.jupiter.params.provider.MethodSource;
  * client sent), and every concurrent victim gets its own answer. After all of them, no slot and
  * no lease is left behind.
  */
-@TestInstance(TestInstance.Lifecycle.PER_CLASS)
-class HostileInputIT {
+class HostileInputIT extends HostileSuite {
 
-  private SluiceNode node;
-  private HostileRun run;
-
-  @BeforeAll
-  void start() throws Exception {
-    node = HostileRun.node("");
-    run = new HostileRun(node, node.ingressPort().orElseThrow());
+  @Override
+  String nodeSettings() {
+    return "";
   }
 
-  @AfterAll
-  void stop() {
-    try {
-      run.noSlotOrLeaseIsLeftBehind();
-    } finally {
-      node.close();
-    }
-  }
-
-  Stream<HostileCases.Case> cases() {
-    return HostileCases.all(HostileRun.MAX_BODY).stream();
+  @Override
+  int port(SluiceNode node) {
+    return node.ingressPort().orElseThrow();
   }
 
   @Test

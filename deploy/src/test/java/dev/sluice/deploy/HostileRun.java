@@ -58,6 +58,11 @@ final class HostileRun {
 
   /** Sends {@code hostile} while the victims run; they are checked before this returns. */
   Result send(HostileCases.Case hostile) throws Exception {
+    return send(hostile, hostile.answers());
+  }
+
+  /** {@link #send(HostileCases.Case)}, reading up to {@code answers} answers. */
+  Result send(HostileCases.Case hostile, int answers) throws Exception {
     long before = replicaRequests();
     List<CompletableFuture<HttpResponse<String>>> victims = new ArrayList<>();
     List<String> prompts = new ArrayList<>();
@@ -67,8 +72,7 @@ final class HostileRun {
       victims.add(CompletableFuture.supplyAsync(() -> victim(prompt)));
     }
 
-    List<RawHttp.Response> answers = RawClient.exchange(port, hostile.request(),
-        hostile.answers());
+    List<RawHttp.Response> read = RawClient.exchange(port, hostile.request(), answers);
 
     for (int i = 0; i < VICTIMS; i++) {
       HttpResponse<String> victim = victims.get(i).join();
@@ -76,7 +80,7 @@ final class HostileRun {
       assertThat(Sse.json(victim.body()).at("/choices/0/message/content").asText())
           .as("the victim's own answer").isEqualTo(SimulatedEngine.text(prompts.get(i), 3));
     }
-    return new Result(answers, replicaRequests() - before - VICTIMS);
+    return new Result(read, replicaRequests() - before - VICTIMS);
   }
 
   private HttpResponse<String> victim(String prompt) {
