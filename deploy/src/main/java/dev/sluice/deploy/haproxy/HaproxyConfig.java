@@ -64,6 +64,12 @@ public final class HaproxyConfig {
   private static final int REQUEST_TIMEOUT_S = 10;
   /** How long a client's connection may stay idle between requests (the ingress's default). */
   private static final int KEEP_ALIVE_S = 120;
+  /**
+   * How long a client may take nothing of an answer in flight before it is cut and its replica
+   * slot freed (the ingress's stream-idle-timeout default); HAProxy does not apply it while the
+   * client waits for an answer to start.
+   */
+  private static final int CLIENT_IDLE_S = 120;
   /** How long a replica may take to start its answer, and stay silent in it. */
   private static final int SERVER_TIMEOUT_S = 600;
 
@@ -289,7 +295,7 @@ public final class HaproxyConfig {
     out.add("defaults");
     out.add("  mode http");
     out.add("  timeout connect 5s");
-    out.add("  timeout client 600s");
+    out.add("  timeout client " + CLIENT_IDLE_S + "s");
     out.add("  timeout server " + SERVER_TIMEOUT_S + "s");
     out.add("  timeout http-request " + REQUEST_TIMEOUT_S + "s");
     // Without it, http-request's 10 s: a client pausing longer between requests found its
