@@ -1,17 +1,23 @@
 package dev.sluice.deploy;
 
+import dev.sluice.core.ReplicaInfo;
+import dev.sluice.core.ReplicaSet;
+import dev.sluice.deploy.haproxy.HaproxyConfig;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.Socket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
- * A real HAProxy (Debian's package, installed by {@code ./run-tests}) in front of one backend on
- * loopback, for differential tests. Runs in the foreground as a child process; closing it stops
- * it.
+ * A real HAProxy (Debian's package, installed by {@code ./run-tests}) on loopback: in front of
+ * one backend, for differential tests, or with Sluice's generated config. Runs in the
+ * foreground as a child process; closing it stops it.
  */
 final class Haproxy implements AutoCloseable {
 
@@ -53,6 +59,33 @@ final class Haproxy implements AutoCloseable {
           server r1 127.0.0.1:%d
         """.formatted(port, backendPort));
     return start(dir, config, port);
+  }
+
+  /**
+   * HAProxy with Sluice's generated config and Lua action, in front of {@code of}'s replicas,
+   * listening where {@code settings} say.
+   */
+  static Haproxy rendered(SluiceNode of, HaproxyConfig.Settings settings) throws Exception {
+    Path dir = Files.createTempDirectory("sluice-haproxy-plane");
+    Path lua = dir.resolve("sluice_route.lua");
+    HaproxyConfig.writeFiles(lua);
+    return withConfig(dir, HaproxyConfig.render(settings, replicas(of), lua),
+        settings.bindPort());
+  }
+
+  /** {@code of}'s replicas, as HAProxy's config names them. */
+  static List<HaproxyConfig.Replica> replicas(SluiceNode of) {
+    return of.ingressView().all().stream().map(ReplicaSet::replicas)
+        .flatMap(List::stream)
+        .map((ReplicaInfo r) -> new HaproxyConfig.Replica(r.id().toString(), r.host(), r.port()))
+        .toList();
+  }
+
+  /** Each of {@code of}'s applications by its route prefix. */
+  static Map<String, String> routes(SluiceNode of) {
+    Map<String, String> routes = new HashMap<>();
+    of.ingressView().all().forEach(set -> routes.put(set.routePrefix(), set.deployment().app()));
+    return routes;
   }
 
   /** Runs {@code config} (written into its own directory), listening on {@code port}. */
