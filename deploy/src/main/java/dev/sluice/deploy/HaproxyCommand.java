@@ -5,6 +5,7 @@ import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
 import dev.sluice.core.http.ClusterToken;
 import dev.sluice.deploy.haproxy.HaproxyConfig;
+import dev.sluice.deploy.haproxy.HaproxyTimeouts;
 import dev.sluice.ingress.IngressSettings;
 import dev.sluice.ingress.edge.ApiKeys;
 import java.io.IOException;
@@ -67,8 +68,8 @@ final class HaproxyCommand {
           .send("GET", "/api/applications", null, null);
       URI bindAt = hostPort("--bind", bind);
       URI routerAt = hostPort("--router", router);
-      // The token, session header, API keys and body limit, as a node with the same environment
-      // reads them.
+      // The token, session header, API keys, body limit and timeouts, as a node with the same
+      // environment reads them.
       Config config = ConfigFactory.load();
       ApiKeys keys = IngressSettings.fromConfig(config).apiKeys();
       HaproxyConfig.Settings settings = new HaproxyConfig.Settings(bindAt.getHost(),
@@ -77,13 +78,14 @@ final class HaproxyCommand {
           config.getString("sluice.ingress.session-header"), routes(status))
           .withApiKeys(keys.enabled(), keys.hexDigests())
           .withModels(models(status))
-          .withMaxRequestBytes(config.getBytes("sluice.ingress.max-request-bytes"));
+          .withMaxRequestBytes(config.getBytes("sluice.ingress.max-request-bytes"))
+          .withTimeouts(HaproxyTimeouts.fromIngress(config));
       if (ingress != null) {
         URI ingressAt = hostPort("--ingress", ingress);
         settings = settings.withIngress(new java.net.InetSocketAddress(ingressAt.getHost(),
             ingressAt.getPort()));
       }
-      HaproxyConfig.writeFiles(lua);
+      HaproxyConfig.writeFiles(lua, settings.timeouts());
       PrintWriter out = spec.commandLine().getOut();
       out.print(HaproxyConfig.render(settings, runningReplicas(status), lua));
       out.flush();

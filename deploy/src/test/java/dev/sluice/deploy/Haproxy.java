@@ -68,7 +68,7 @@ final class Haproxy implements AutoCloseable {
   static Haproxy rendered(SluiceNode of, HaproxyConfig.Settings settings) throws Exception {
     Path dir = Files.createTempDirectory("sluice-haproxy-plane");
     Path lua = dir.resolve("sluice_route.lua");
-    HaproxyConfig.writeFiles(lua);
+    HaproxyConfig.writeFiles(lua, settings.timeouts());
     return withConfig(dir, HaproxyConfig.render(settings, replicas(of), lua),
         settings.bindPort());
   }

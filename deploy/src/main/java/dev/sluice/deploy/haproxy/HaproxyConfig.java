@@ -60,19 +60,6 @@ public final class HaproxyConfig {
   private static final int DIGESTS_PER_LINE = 20;
   /** The ingress's default {@code max-request-bytes}. */
   static final long DEFAULT_MAX_REQUEST_BYTES = 8L << 20;
-  /** How long a request's head and body may take to arrive (the ingress's head-timeout). */
-  private static final int REQUEST_TIMEOUT_S = 10;
-  /** How long a client's connection may stay idle between requests (the ingress's default). */
-  private static final int KEEP_ALIVE_S = 120;
-  /**
-   * How long a client may take nothing of an answer in flight before it is cut and its replica
-   * slot freed (the ingress's stream-idle-timeout default); HAProxy does not apply it while the
-   * client waits for an answer to start.
-   */
-  private static final int CLIENT_IDLE_S = 120;
-  /** How long a replica may take to start its answer, and stay silent in it. */
-  private static final int SERVER_TIMEOUT_S = 600;
-
   /**
    * A replica as HAProxy sees it: its id, where its completions go ({@code port}: its endpoint's,
    * or an external engine's, as the ingress sends them) and the port of its endpoint, whose
@@ -101,15 +88,18 @@ public final class HaproxyConfig {
    * whether clients must send an API key, and the keys they may send, as the ingress's hex
    * SHA-256 digests (none while required: every request is refused), and the largest request
    * body the ingress takes ({@code sluice.ingress.max-request-bytes}), each application's
-   * models, and the node's own ingress (an IP address and port; port 0: none).
+   * models, the node's own ingress (an IP address and port; port 0: none), and HAProxy's client
+   * and server timeouts (the ingress's).
    */
   public record Settings(String bindHost, int bindPort, String routerHost, int routerPort,
       double routeTimeoutSeconds, String routerToken, String sessionHeader,
       Map<String, String> routes, int forwardBodyLimit, long drainSeconds,
       boolean apiKeysRequired, List<String> apiKeyDigests, long maxRequestBytes,
-      Map<String, List<String>> models, String ingressHost, int ingressPort) {
+      Map<String, List<String>> models, String ingressHost, int ingressPort,
+      HaproxyTimeouts timeouts) {
 
     public Settings {
+      Objects.requireNonNull(timeouts, "timeouts");
       Map<String, List<String>> sorted = new TreeMap<>();
       models.forEach((app, ids) -> sorted.put(app, ids.stream().sorted().distinct().toList()));
       models = Collections.unmodifiableMap(sorted);
@@ -143,27 +133,34 @@ public final class HaproxyConfig {
         Map<String, String> routes) {
       this(bindHost, bindPort, routerHost, routerPort, routeTimeoutSeconds, routerToken,
           sessionHeader, routes, 0, 30, false, List.of(), DEFAULT_MAX_REQUEST_BYTES, Map.of(),
-          "", 0);
+          "", 0, HaproxyTimeouts.DEFAULTS);
+    }
+
+    /** HAProxy's client and server timeouts (the ingress's defaults unless set). */
+    public Settings withTimeouts(HaproxyTimeouts limits) {
+      return new Settings(bindHost, bindPort, routerHost, routerPort, routeTimeoutSeconds,
+          routerToken, sessionHeader, routes, forwardBodyLimit, drainSeconds, apiKeysRequired,
+          apiKeyDigests, maxRequestBytes, models, ingressHost, ingressPort, limits);
     }
 
     public Settings withForwardBodyLimit(int limit) {
       return new Settings(bindHost, bindPort, routerHost, routerPort, routeTimeoutSeconds,
           routerToken, sessionHeader, routes, limit, drainSeconds, apiKeysRequired,
-          apiKeyDigests, maxRequestBytes, models, ingressHost, ingressPort);
+          apiKeyDigests, maxRequestBytes, models, ingressHost, ingressPort, timeouts);
     }
 
     /** Each application by its route prefix. */
     public Settings withRoutes(Map<String, String> byPrefix) {
       return new Settings(bindHost, bindPort, routerHost, routerPort, routeTimeoutSeconds,
           routerToken, sessionHeader, byPrefix, forwardBodyLimit, drainSeconds, apiKeysRequired,
-          apiKeyDigests, maxRequestBytes, models, ingressHost, ingressPort);
+          apiKeyDigests, maxRequestBytes, models, ingressHost, ingressPort, timeouts);
     }
 
     /** Clients must send one of these keys ({@code required}), or need none. */
     public Settings withApiKeys(boolean required, List<String> digests) {
       return new Settings(bindHost, bindPort, routerHost, routerPort, routeTimeoutSeconds,
           routerToken, sessionHeader, routes, forwardBodyLimit, drainSeconds, required,
-          digests, maxRequestBytes, models, ingressHost, ingressPort);
+          digests, maxRequestBytes, models, ingressHost, ingressPort, timeouts);
     }
 
     /**
@@ -173,7 +170,7 @@ public final class HaproxyConfig {
     public Settings withMaxRequestBytes(long bytes) {
       return new Settings(bindHost, bindPort, routerHost, routerPort, routeTimeoutSeconds,
           routerToken, sessionHeader, routes, forwardBodyLimit, drainSeconds,
-          apiKeysRequired, apiKeyDigests, bytes, models, ingressHost, ingressPort);
+          apiKeysRequired, apiKeyDigests, bytes, models, ingressHost, ingressPort, timeouts);
     }
 
     /**
@@ -196,7 +193,7 @@ public final class HaproxyConfig {
     public Settings withIngress(String host, int port) {
       return new Settings(bindHost, bindPort, routerHost, routerPort, routeTimeoutSeconds,
           routerToken, sessionHeader, routes, forwardBodyLimit, drainSeconds, apiKeysRequired,
-          apiKeyDigests, maxRequestBytes, models, host, port);
+          apiKeyDigests, maxRequestBytes, models, host, port, timeouts);
     }
 
     /**
@@ -207,7 +204,7 @@ public final class HaproxyConfig {
     public Settings withModels(Map<String, List<String>> byApp) {
       return new Settings(bindHost, bindPort, routerHost, routerPort, routeTimeoutSeconds,
           routerToken, sessionHeader, routes, forwardBodyLimit, drainSeconds, apiKeysRequired,
-          apiKeyDigests, maxRequestBytes, byApp, ingressHost, ingressPort);
+          apiKeyDigests, maxRequestBytes, byApp, ingressHost, ingressPort, timeouts);
     }
   }
 
@@ -248,12 +245,18 @@ public final class HaproxyConfig {
   }
 
   /**
-   * Writes the Lua action to {@code lua} and HAProxy's error pages beside it, each file only when
-   * its content changed: what {@link #render} loads.
+   * Writes the Lua action to {@code lua} and HAProxy's error pages beside it (their messages
+   * name the {@code timeouts}), each file only when its content changed: what {@link #render}
+   * loads.
    */
-  public static void writeFiles(Path lua) throws IOException {
+  public static void writeFiles(Path lua, HaproxyTimeouts timeouts) throws IOException {
     HaproxyDataPlane.writeIfChanged(lua, lua());
-    HaproxyErrorPages.write(directory(lua), REQUEST_TIMEOUT_S, SERVER_TIMEOUT_S);
+    HaproxyErrorPages.write(directory(lua), timeouts);
+  }
+
+  /** {@link #writeFiles(Path, HaproxyTimeouts)} with the ingress's default timeouts. */
+  public static void writeFiles(Path lua) throws IOException {
+    writeFiles(lua, HaproxyTimeouts.DEFAULTS);
   }
 
   private static Path directory(Path lua) {
@@ -295,12 +298,7 @@ public final class HaproxyConfig {
     out.add("defaults");
     out.add("  mode http");
     out.add("  timeout connect 5s");
-    out.add("  timeout client " + CLIENT_IDLE_S + "s");
-    out.add("  timeout server " + SERVER_TIMEOUT_S + "s");
-    out.add("  timeout http-request " + REQUEST_TIMEOUT_S + "s");
-    // Without it, http-request's 10 s: a client pausing longer between requests found its
-    // connection closed, or closing as it sent the next request on it (a POST is not retried).
-    out.add("  timeout http-keep-alive " + KEEP_ALIVE_S + "s");
+    settings.timeouts().render(out);
     // On a reload the old worker keeps a client's idle keep-alive connection until its next
     // request is answered (with Connection: close) instead of closing it under the client, which
     // may be sending a request on it at that moment (a POST is not retried by clients).
@@ -312,7 +310,7 @@ public final class HaproxyConfig {
     // refusal (HAProxy's default: 3 times, a second apart) only holds the client 3 s longer
     // before the same 503: a replica that refuses is gone or not yet there.
     out.add("  retries 0");
-    HaproxyErrorPages.lines(out, directory(lua), REQUEST_TIMEOUT_S, SERVER_TIMEOUT_S);
+    HaproxyErrorPages.lines(out, directory(lua), settings.timeouts());
     out.add("");
     out.add("frontend " + FRONTEND);
     out.add("  bind " + settings.bindHost() + ":" + settings.bindPort());
@@ -338,10 +336,11 @@ public final class HaproxyConfig {
             + "%[req.hdr(content-length)] bytes; the limit is " + settings.maxRequestBytes(),
             null).toJson()
         + "' if { req.hdr_val(content-length) gt " + cap + " }");
-    // Wait for the body (up to the buffer; 408 after 10 s) before the router is asked and a
-    // replica's slot taken: a client sending slowly holds no slot meanwhile, and the Lua action
-    // can read the body for the router when body forwarding is on.
-    out.add("  http-request wait-for-body time " + REQUEST_TIMEOUT_S + "s");
+    // Wait for the body (up to the buffer; 408 after the request timeout) before the router is
+    // asked and a replica's slot taken: a client sending slowly holds no slot meanwhile, and
+    // the Lua action can read the body for the router when body forwarding is on.
+    out.add("  http-request wait-for-body time "
+        + HaproxyTimeouts.haproxy(settings.timeouts().request()));
     applications(out, settings);
     completions(out, settings);
     HaproxyRefusals.unsized(out, settings.ingressPort() != 0, COMPLETION);

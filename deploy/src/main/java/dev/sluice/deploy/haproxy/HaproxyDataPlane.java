@@ -120,7 +120,7 @@ public final class HaproxyDataPlane implements AutoCloseable {
         config.getString("sluice.ingress.session-header"), Map.of(), forwardLimit,
         config.getDuration("sluice.ingress.drain-timeout").toSeconds(), apiKeys.enabled(),
         apiKeys.hexDigests(), config.getBytes("sluice.ingress.max-request-bytes"), Map.of(),
-        "", 0).withIngress(ingress);
+        "", 0, HaproxyTimeouts.fromIngress(config)).withIngress(ingress);
     Path dir = settings.dir().isPresent()
         ? Files.createDirectories(settings.dir().get())
         : Files.createTempDirectory("sluice-haproxy");
@@ -153,7 +153,7 @@ public final class HaproxyDataPlane implements AutoCloseable {
 
   private void launch(HaproxySettings settings) throws IOException, InterruptedException {
     reloadTimeout = settings.startTimeout();
-    HaproxyConfig.writeFiles(lua);
+    HaproxyConfig.writeFiles(lua, base.timeouts());
     rendered = HaproxyConfig.render(base, List.of(), lua) + metricsFrontend;
     writeConfig(config, rendered);
     servers.set(0);

@@ -22,12 +22,12 @@ final class HaproxyErrorPages {
   private HaproxyErrorPages() {}
 
   /** Every status HAProxy answers itself, parsing a request or reaching a replica. */
-  static List<Page> pages(int requestTimeoutSeconds, int serverTimeoutSeconds) {
+  static List<Page> pages(HaproxyTimeouts timeouts) {
     return List.of(
         json(ApiError.Code.INVALID_REQUEST, "Bad request: not valid HTTP/1.1 to HAProxy (the "
             + "request line, a header field or the body's framing), or a head over its buffer"),
         json(ApiError.Code.REQUEST_TIMEOUT,
-            "The request did not arrive within " + requestTimeoutSeconds + " s"),
+            "The request did not arrive within " + HaproxyTimeouts.words(timeouts.request())),
         json(ApiError.Code.PAYLOAD_TOO_LARGE,
             "A body where HAProxy takes none (GET, HEAD or DELETE over HTTP/1.0)"),
         json(ApiError.Code.UNPROCESSABLE_CONTENT,
@@ -42,22 +42,20 @@ final class HaproxyErrorPages {
             "x-sluice-detail: HAProxy could not connect to the replica's server"),
             "Ingress request router failed: replica_unreachable"),
         json(ApiError.Code.UPSTREAM_TIMEOUT,
-            "The replica did not answer within " + serverTimeoutSeconds + " s"));
+            "The replica did not answer within " + HaproxyTimeouts.words(timeouts.server())));
   }
 
   /** The config's lines loading each page from {@code dir}. */
-  static void lines(List<String> out, Path dir, int requestTimeoutSeconds,
-      int serverTimeoutSeconds) {
-    for (Page page : pages(requestTimeoutSeconds, serverTimeoutSeconds)) {
+  static void lines(List<String> out, Path dir, HaproxyTimeouts timeouts) {
+    for (Page page : pages(timeouts)) {
       out.add("  errorfile " + page.status() + " "
           + HaproxyConfig.quoted(dir.resolve(page.file()).toAbsolutePath().toString()));
     }
   }
 
   /** Writes the pages into {@code dir}, each only when its content changed. */
-  static void write(Path dir, int requestTimeoutSeconds, int serverTimeoutSeconds)
-      throws IOException {
-    for (Page page : pages(requestTimeoutSeconds, serverTimeoutSeconds)) {
+  static void write(Path dir, HaproxyTimeouts timeouts) throws IOException {
+    for (Page page : pages(timeouts)) {
       HaproxyDataPlane.writeIfChanged(dir.resolve(page.file()), page.answer());
     }
   }

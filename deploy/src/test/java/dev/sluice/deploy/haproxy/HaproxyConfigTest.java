@@ -75,20 +75,6 @@ class HaproxyConfigTest {
 
   /** HAProxy holds a client to the ingress's defaults: a slow reader holds a slot no longer. */
   @Test
-  void clientTimeoutsAreTheIngresssDefaults() {
-    com.typesafe.config.Config ingress = com.typesafe.config.ConfigFactory.load()
-        .getConfig("sluice.ingress.splice");
-    String config = HaproxyConfig.render(settings(""), List.of(), Path.of("x.lua"));
-
-    assertThat(config).contains("  timeout http-request "
-        + ingress.getDuration("head-timeout").toSeconds() + "s\n");
-    assertThat(config).contains("  timeout http-keep-alive "
-        + ingress.getDuration("client-idle-timeout").toSeconds() + "s\n");
-    assertThat(config).contains("  timeout client "
-        + ingress.getDuration("stream-idle-timeout").toSeconds() + "s\n");
-  }
-
-  @Test
   void withoutKeysNothingIsCheckedAndWithoutATokenTheClientsCredentialsAreDropped() {
     String config = HaproxyConfig.render(settings(""), List.of(), Path.of("x.lua"));
     assertThat(config).doesNotContain("sluice_api_key").doesNotContain("status 401")
