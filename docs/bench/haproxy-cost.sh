@@ -14,7 +14,10 @@
 # size: comparing two lengths splits the per-request cost from the per-token one. For haproxy+lua the
 # router's share (CPU the ingress node spent answering /internal/route) is printed beside
 # HAProxy's own, and for the splice the node's CPU by thread group (selector threads, Pekko's
-# dispatchers, the JIT compiler...).
+# dispatchers, the JIT compiler...). Each run's line is over the whole run (its ramp and tail
+# too); the "steady" line under it is a WINDOW-second (default 10) window from SETTLE seconds
+# (default 6) after the run's start, tokens counted at the replica
+# (sluice_replica_generated_tokens_total): CPU per token with all streams running.
 # Usage: docs/bench/haproxy-cost.sh [jar]   (needs haproxy 2.6+ with Lua; curl; python3)
 set -euo pipefail
 jar="${1:-deploy/target/sluice.jar}"
@@ -30,6 +33,7 @@ ticks() { local sum=0; for p in "$@"; do sum=$(( sum + $(awk '{print $14+$15}' "
 hz=$(getconf CLK_TCK)
 
 replica=$(free_port); ingress=$(free_port); remoting=$(free_port); router=$(free_port)
+replica_metrics=$(free_port)
 lua_port=$(free_port); plain_port=$(free_port)
 cat > "$work/app.yaml" <<YAML
 applications:
@@ -39,7 +43,7 @@ applications:
         engine_config: {type: simulated, ttft_ms: 0, itl_ms: 20, default_max_tokens: $tokens, max_num_seqs: 8192}
         deployment_config: {num_replicas: 1, max_ongoing_requests: 8192}
 YAML
-SLUICE_REPLICA_PORT_RANGE=$replica SLUICE_INGRESS_PORT=-1 SLUICE_METRICS_PORT=0 \
+SLUICE_REPLICA_PORT_RANGE=$replica SLUICE_INGRESS_PORT=-1 SLUICE_METRICS_PORT=$replica_metrics \
   java -Xmx2g -jar "$jar" node --roles replica --host 127.0.0.1 --port "$remoting" \
   > "$work/replica.log" 2>&1 &
 replica_pid=$!
@@ -87,12 +91,24 @@ threads() { # pid: "thread-name ticks" per thread, numbers at the end of names d
     echo "$(sed 's/[-#]*[0-9]*$//; s/ /_/g' "$t/comm" 2>/dev/null) $(awk '{print $14+$15}' "$t/stat" 2>/dev/null)"
   done
 }
+generated() { # tokens the replica has generated so far
+  curl -sf "http://127.0.0.1:$replica_metrics/metrics" \
+    | awk '/^sluice_replica_generated_tokens_total/ {sum += $NF} END {printf "%d", sum}'
+}
 run() { # name url pids-to-charge...
   local name=$1 url=$2; shift 2
   local t0 n0; t0=$(ticks "$@"); n0=$(ticks "$ingress_pid"); threads "$ingress_pid" > "$work/t0"
   java -jar "$jar" bench --url "$url" --concurrency 1000 --requests "$requests" --max-tokens "$tokens" \
-    --prompt-tokens 16 --warmup 0 --json "$work/$name.json" > "$work/$name.out" 2>&1
+    --prompt-tokens 16 --warmup 0 --json "$work/$name.json" > "$work/$name.out" 2>&1 &
+  local load=$!
+  sleep "${SETTLE:-6}"
+  local w0 g0 wn0; w0=$(ticks "$@"); wn0=$(ticks "$ingress_pid"); g0=$(generated)
+  sleep "${WINDOW:-10}"
+  local w1 g1 wn1; w1=$(ticks "$@"); wn1=$(ticks "$ingress_pid"); g1=$(generated)
+  wait "$load"
   local t1 n1; t1=$(ticks "$@"); n1=$(ticks "$ingress_pid"); threads "$ingress_pid" > "$work/t1"
+  python3 -c "import sys; t, n, g, hz = map(int, sys.argv[1:5]); print(f'  steady: {t / hz / g * 1e6:6.2f} us/token over {g} tokens in ${WINDOW:-10} s (the Sluice node meanwhile {n / hz / g * 1e6:.2f})')" \
+    $(( w1 - w0 )) $(( wn1 - wn0 )) $(( g1 - g0 )) "$hz" > "$work/steady"
   python3 - "$work/$name.json" "$name" $(( t1 - t0 )) $(( n1 - n0 )) "$hz" "$work" <<'PY'
 import collections, json, sys
 run = json.load(open(sys.argv[1]))["results"][0]
@@ -119,6 +135,7 @@ if name == "splice":  # where the node's CPU went, by thread group
     groups = sorted(((after[k] - before[k]) / hz / tokens * 1e6, k) for k in after)[::-1]
     print("             by thread: " + ", ".join(f"{k} {us:.2f}" for us, k in groups[:6] if us > 0))
 PY
+  cat "$work/steady"
 }
 echo "warm-up (unmeasured)" >&2
 for url in "http://127.0.0.1:$ingress" "http://127.0.0.1:$lua_port" "http://127.0.0.1:$plain_port"; do
