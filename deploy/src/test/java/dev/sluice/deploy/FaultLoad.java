@@ -91,8 +91,21 @@ final class FaultLoad implements AutoCloseable {
     } catch (IOException | InterruptedException e) {
       HttpResponse.ResponseInfo info = head.get();
       return new Outcome(info == null ? Fate.FAILED_BEFORE_HEAD : Fate.BROKEN, start,
-          System.nanoTime(), info == null ? 0 : info.statusCode(), "", e.toString());
+          System.nanoTime(), info == null ? 0 : info.statusCode(), "", causes(e));
     }
+  }
+
+  /**
+   * The exception and its causes: the JDK's client wraps what failed a connect in a
+   * ConnectException that may carry no message of its own.
+   */
+  private static String causes(Throwable e) {
+    StringBuilder chain = new StringBuilder(e.toString());
+    Throwable cause = e.getCause();
+    for (int depth = 0; cause != null && depth < 8; depth++, cause = cause.getCause()) {
+      chain.append(" <- ").append(cause);
+    }
+    return chain.toString();
   }
 
   private static String abbreviate(String body) {
