@@ -2,6 +2,7 @@ package dev.sluice.deploy.haproxy;
 
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
+import com.typesafe.config.ConfigResolveOptions;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
@@ -31,14 +32,24 @@ public record HaproxyTimeouts(Duration request, Duration keepAlive, Duration cli
   /** HAProxy's largest timeout: 2^31 - 1 milliseconds (about 24.8 days). */
   private static final long MAX_MILLIS = Integer.MAX_VALUE;
 
-  /** The ingress's defaults (its {@code reference.conf}). */
-  public static final HaproxyTimeouts DEFAULTS = fromIngress(ConfigFactory.defaultReference());
+  /** The ingress's defaults (see {@link #reference}). */
+  public static final HaproxyTimeouts DEFAULTS = reference();
 
   public HaproxyTimeouts {
     check("head-timeout", request);
     check("client-idle-timeout", keepAlive);
     check("stream-idle-timeout", clientIdle);
     check("response-timeout", server);
+  }
+
+  /**
+   * The ingress's defaults: its {@code reference.conf} alone, not {@code defaultReference()},
+   * which system properties override (an operator's value there is checked where it is used,
+   * with a clear error, not while this class loads).
+   */
+  static HaproxyTimeouts reference() {
+    return fromIngress(ConfigFactory.parseResources(HaproxyTimeouts.class.getClassLoader(),
+        "reference.conf").resolve(ConfigResolveOptions.noSystem()));
   }
 
   /** The timeouts a node's ingress uses ({@code sluice.ingress.splice.*}). */

@@ -71,6 +71,21 @@ class HaproxyTimeoutsTest {
     HaproxyProcess.check(HaproxyBinary.locate("haproxy"), file);
   }
 
+  /** A system property (how `sluice haproxy render` is given settings) is not a default. */
+  @Test
+  void theDefaultsAreNotTheSystemProperties() {
+    System.setProperty("sluice.ingress.splice.response-timeout", "30d");
+    ConfigFactory.invalidateCaches();
+    try {
+      assertThat(HaproxyTimeouts.reference().server()).isEqualTo(Duration.ofSeconds(600));
+      assertThatThrownBy(() -> HaproxyTimeouts.fromIngress(ConfigFactory.load()))
+          .hasMessageStartingWith("sluice.ingress.splice.response-timeout: PT720H");
+    } finally {
+      System.clearProperty("sluice.ingress.splice.response-timeout");
+      ConfigFactory.invalidateCaches();
+    }
+  }
+
   @Test
   void aTimeoutHaproxyCannotTakeIsRefusedNamingTheSetting() {
     assertThatThrownBy(() -> HaproxyTimeouts.fromIngress(
