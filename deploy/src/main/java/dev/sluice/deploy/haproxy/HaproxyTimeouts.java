@@ -3,6 +3,7 @@ package dev.sluice.deploy.haproxy;
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
 import com.typesafe.config.ConfigResolveOptions;
+import dev.sluice.ingress.splice.SpliceSettings;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
@@ -52,12 +53,14 @@ public record HaproxyTimeouts(Duration request, Duration keepAlive, Duration cli
         "reference.conf").resolve(ConfigResolveOptions.noSystem()));
   }
 
-  /** The timeouts a node's ingress uses ({@code sluice.ingress.splice.*}). */
+  /**
+   * The timeouts a node's ingress uses, read and checked where the splice reads them
+   * ({@link SpliceSettings#fromConfig}).
+   */
   public static HaproxyTimeouts fromIngress(Config config) {
-    return new HaproxyTimeouts(config.getDuration(PREFIX + "head-timeout"),
-        config.getDuration(PREFIX + "client-idle-timeout"),
-        config.getDuration(PREFIX + "stream-idle-timeout"),
-        config.getDuration(PREFIX + "response-timeout"));
+    SpliceSettings splice = SpliceSettings.fromConfig(config);
+    return new HaproxyTimeouts(splice.headTimeout(), splice.clientIdleTimeout(),
+        splice.streamIdleTimeout(), splice.responseTimeout());
   }
 
   /** The {@code defaults} section's timeout lines. */
@@ -76,9 +79,8 @@ public record HaproxyTimeouts(Duration request, Duration keepAlive, Duration cli
 
   /** In words, for a message: "10 s", or "1500 ms" where it is not whole seconds. */
   static String words(Duration timeout) {
-    String value = haproxy(timeout);
-    return value.substring(0, value.length() - (value.endsWith("ms") ? 2 : 1))
-        + (value.endsWith("ms") ? " ms" : " s");
+    long millis = timeout.toMillis();
+    return millis % 1000 == 0 ? millis / 1000 + " s" : millis + " ms";
   }
 
   private static void check(String key, Duration timeout) {
