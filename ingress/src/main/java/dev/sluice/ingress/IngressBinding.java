@@ -43,6 +43,34 @@ public interface IngressBinding {
     };
   }
 
+  /**
+   * The relayed path: the splice in front ({@code front}, the client's address) and the Pekko
+   * HTTP server behind it on loopback ({@code inner}), which stops once the answers it is
+   * serving have ended.
+   */
+  static IngressBinding of(SpliceServer front, ServerBinding inner) {
+    IngressBinding edge = of(front);
+    return new IngressBinding() {
+      @Override
+      public InetSocketAddress localAddress() {
+        return edge.localAddress();
+      }
+
+      @Override
+      public CompletionStage<Void> unbind() {
+        return edge.unbind().thenCompose(v -> inner.unbind()).thenApply(done -> null);
+      }
+
+      @Override
+      public void addToCoordinatedShutdown(Duration deadline, ActorSystem<?> system) {
+        edge.addToCoordinatedShutdown(deadline, system);
+        CoordinatedShutdown.get(system).addTask(CoordinatedShutdown.PhaseServiceRequestsDone(),
+            "sluice-relayed-server-drain",
+            () -> inner.terminate(deadline).thenApply(terminated -> Done.getInstance()));
+      }
+    };
+  }
+
   static IngressBinding of(SpliceServer server) {
     return new IngressBinding() {
       @Override

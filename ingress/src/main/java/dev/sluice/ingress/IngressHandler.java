@@ -25,8 +25,9 @@ import org.apache.pekko.util.ByteString;
 import org.apache.pekko.japi.function.Function;
 
 /**
- * The relayed path's front door on Pekko HTTP ({@code direct-streaming = off}): the same edge
- * policy and local routes as the splice; {@code POST /v1/chat/completions} and {@code POST
+ * The relayed path's server on Pekko HTTP ({@code direct-streaming = off}), on loopback behind
+ * the splice's strict reader ({@link RelayedFront}): the same edge policy and local routes as
+ * the splice; {@code POST /v1/chat/completions} and {@code POST
  * /v1/completions} go to a replica actor through the {@link RelayedPath}.
  */
 final class IngressHandler implements Function<HttpRequest, CompletionStage<HttpResponse>> {
@@ -37,13 +38,17 @@ final class IngressHandler implements Function<HttpRequest, CompletionStage<Http
   private final RelayedPath relayed;
   private final IngressObserver observer;
 
+  /**
+   * {@code observer} gets this server's requests: none when the splice in front of it (the
+   * {@link RelayedFront}) observes them, as clients see them.
+   */
   IngressHandler(ActorSystem<?> system, ActorRef<LLMRouter.Command> router,
-      ReplicaSetView view, IngressSettings settings) {
+      ReplicaSetView view, IngressSettings settings, IngressObserver observer) {
     this.system = system;
     this.edge = settings.edgePolicy();
     this.local = new LocalRoutes(view);
     this.relayed = new RelayedPath(system, router, view, settings, edge);
-    this.observer = IngressObserver.fromConfig(system.settings().config(), "relayed");
+    this.observer = observer;
   }
 
   @Override

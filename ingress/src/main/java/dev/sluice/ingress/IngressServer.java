@@ -19,9 +19,11 @@ import org.apache.pekko.http.javadsl.settings.ServerSettings;
 
 /**
  * Starts the ingress's HTTP server: the splice (bytes from the replica's socket to the client's)
- * for direct streaming, or Pekko HTTP for the relayed path.
+ * for direct streaming; for the relayed path, the splice's reader in front of Pekko HTTP.
  */
 public final class IngressServer {
+
+  private static final String LOOPBACK = "127.0.0.1";
 
   private IngressServer() {}
 
@@ -35,15 +37,7 @@ public final class IngressServer {
       ActorRef<LLMRouter.Command> router, IngressSettings settings, ReplicaSetView view,
       Optional<ActorRef<CapacityQueue.Command>> queue, Consumer<Throwable> onFatal) {
     if (!settings.directStreaming()) {
-      // A completion's body is read by BoundedBody, past this cap (see RelayedPath); anything
-      // else that reads a body stops at it.
-      ServerSettings server = OpenAiParsingErrors.applyTo(ServerSettings.create(
-          system.settings().config()));
-      return Http.get(system).newServerAt(settings.host(), settings.port())
-          .withSettings(server.withParserSettings(server.getParserSettings()
-              .withMaxContentLength(BoundedBody.serverCap(settings.maxRequestBytes()))))
-          .bind(new IngressHandler(system, router, view, settings))
-          .thenApply(IngressBinding::of);
+      return startRelayed(system, router, settings, view, onFatal);
     }
     SpliceRouting routing = new SpliceRouting(
         new DirectRouting(system, router, view, settings.routeTimeout(), queue),
@@ -55,5 +49,34 @@ public final class IngressServer {
     } catch (IOException e) {
       return CompletableFuture.failedFuture(e);
     }
+  }
+
+  /**
+   * The relayed path: Pekko HTTP's server on loopback (an ephemeral port), behind the splice's
+   * strict reader on the ingress's port ({@link RelayedFront} says why).
+   */
+  private static CompletionStage<IngressBinding> startRelayed(ActorSystem<?> system,
+      ActorRef<LLMRouter.Command> router, IngressSettings settings, ReplicaSetView view,
+      Consumer<Throwable> onFatal) {
+    // A completion's body is read by BoundedBody, past this cap (see RelayedPath); anything
+    // else that reads a body stops at it.
+    ServerSettings server = OpenAiParsingErrors.applyTo(ServerSettings.create(
+        system.settings().config()));
+    return Http.get(system).newServerAt(LOOPBACK, 0)
+        .withSettings(server.withParserSettings(server.getParserSettings()
+            .withMaxContentLength(BoundedBody.serverCap(settings.maxRequestBytes()))))
+        .bind(new IngressHandler(system, router, view, settings, IngressObserver.off()))
+        .thenCompose(inner -> {
+          try {
+            SpliceServer front = SpliceServer.bind(settings.host(), settings.port(),
+                settings.splice(), new RelayedFront(LOOPBACK, inner.localAddress().getPort(),
+                    new LocalRoutes(view), settings.edgePolicy()), onFatal,
+                IngressObserver.fromConfig(system.settings().config(), "relayed"));
+            return CompletableFuture.completedFuture(IngressBinding.of(front, inner));
+          } catch (IOException e) {
+            inner.unbind();
+            return CompletableFuture.failedFuture(e);
+          }
+        });
   }
 }

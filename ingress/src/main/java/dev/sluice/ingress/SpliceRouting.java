@@ -34,6 +34,11 @@ final class SpliceRouting implements SpliceDispatcher {
 
   @Override
   public Optional<Answer> screen(SpliceRequest head) {
+    return screen(edge, head);
+  }
+
+  /** A missing or wrong API key, or a content coding the ingress does not take: refused. */
+  static Optional<Answer> screen(EdgePolicy edge, SpliceRequest head) {
     return edge.authenticate(head.path(), head.header("authorization"), head.requestId())
         .or(() -> edge.refuseContentCoding(head.headers(), HeaderField::name, HeaderField::value,
             head.requestId()));
@@ -41,14 +46,24 @@ final class SpliceRouting implements SpliceDispatcher {
 
   @Override
   public CompletionStage<Decision> decide(SpliceRequest request) {
-    String path = request.path();
-    LocalRoutes.Target target = local.target(path);
-    if (target == null || !request.method().equals("POST")
-        || !LocalRoutes.isCompletion(target.path())) {
-      return CompletableFuture.completedFuture(new Decision.Respond(
-          local.answer(request.method(), path, request.requestId())));
+    LocalRoutes.Target target = completionTarget(local, request);
+    if (target == null) {
+      return answeredHere(local, request);
     }
     return forward(routeRequest(request, target), target.upstream(request.target()));
+  }
+
+  /** The application of a completion request, or null for anything answered here. */
+  static LocalRoutes.Target completionTarget(LocalRoutes local, SpliceRequest request) {
+    LocalRoutes.Target target = local.target(request.path());
+    return target == null || !request.method().equals("POST")
+        || !LocalRoutes.isCompletion(target.path()) ? null : target;
+  }
+
+  /** A request that is not a completion, answered by {@link LocalRoutes}. */
+  static CompletionStage<Decision> answeredHere(LocalRoutes local, SpliceRequest request) {
+    return CompletableFuture.completedFuture(new Decision.Respond(
+        local.answer(request.method(), request.path(), request.requestId())));
   }
 
   @Override

@@ -243,8 +243,11 @@ final class ClientConnection implements EventLoop.Handler {
       }
       return;
     }
-    loop.stats.observer.routed(trace,
-        decision instanceof Decision.Forward forward ? forward.replicaId() : null);
+    Decision.Forward forwarded = decision instanceof Decision.Forward f ? f : null;
+    if (forwarded == null || !forwarded.relayed()) {
+      // (A relayed request is routed behind the relayed path's server: see Exchange.onHead.)
+      loop.stats.observer.routed(trace, forwarded == null ? null : forwarded.replicaId());
+    }
     boolean headRequest = request.method().equals("HEAD");
     if (failure != null) {
       String incident = UUID.randomUUID().toString();

@@ -104,6 +104,9 @@ final class Exchange {
     }
     headSent = true;
     String type = head.header("content-type");
+    if (target.relayed()) {  // the relayed path's server picked the replica and names it
+      client.loop.stats.observer.routed(client.trace, head.header(SluiceHeaders.REPLICA));
+    }
     client.loop.stats.observer.head(client.trace, framing.status(),
         head.header(SluiceHeaders.SERVE_REASON),
         type != null && type.regionMatches(true, 0, "text/event-stream", 0, 17));
@@ -184,7 +187,7 @@ final class Exchange {
       upstream.send(this, bytes);
       return;
     }
-    if (unsent && !headSent && refused.size() + 1 < MAX_REPLICAS_TRIED) {
+    if (unsent && !headSent && !target.relayed() && refused.size() + 1 < MAX_REPLICAS_TRIED) {
       ended = true;
       releaseLease();
       client.loop.stats.rerouted();
@@ -202,12 +205,12 @@ final class Exchange {
     ended = true;
     releaseLease();
     if (headSent) {
-      log.warn("Request {} to replica {} broke off midway: {}", request.requestId(),
-          target.replicaId(), detail);
+      log.warn("Request {} to {} broke off midway: {}", request.requestId(),
+          target.upstreamName(), detail);
       client.abort();  // the client sees a truncated answer, never a silently short one
     } else {
-      log.warn("Request {} to replica {} failed before its answer started ({}): {}",
-          request.requestId(), target.replicaId(), failure, detail);
+      log.warn("Request {} to {} failed before its answer started ({}): {}",
+          request.requestId(), target.upstreamName(), failure, detail);
       Answer answer = dispatcher.upstreamFailed(target, request, failure, detail);
       client.respondFailure(answer);
     }
@@ -249,13 +252,14 @@ final class Exchange {
 
   /** For logs: which request, to which replica. */
   String describe() {
-    return "request " + request.requestId() + " to replica " + target.replicaId();
+    return "request " + request.requestId() + " to " + target.upstreamName();
   }
 
   /**
    * The replica's head as the client gets it: its own connection fields dropped, the router's
    * pick, the request id and (when the upstream gave none) who served it added. Every value
-   * here passed the strict response parser or is ours (made safe).
+   * here passed the strict response parser or is ours (made safe). The relayed path's server
+   * names the replica itself: its {@code x-sluice-replica} is passed on.
    */
   private byte[] clientHead(HttpHead head, boolean close) {
     StringBuilder text = new StringBuilder(256);
@@ -263,13 +267,16 @@ final class Exchange {
         .append("\r\n");
     List<String> options = head.connectionOptions();
     for (HeaderField field : head.fields) {
-      if (!HopByHop.dropped(field.name(), HopByHop.RESPONSE, options)) {
+      if (!HopByHop.dropped(field.name(), HopByHop.RESPONSE, options)
+          || target.relayed() && field.is(SluiceHeaders.REPLICA)) {
         text.append(field.name()).append(": ").append(field.value()).append("\r\n");
       }
     }
-    String replica = Answer.safeValue(target.replicaId());
-    text.append(SluiceHeaders.REPLICA).append(": ").append(replica).append("\r\n");
-    if (head.header(SluiceHeaders.SERVED_BY) == null) {
+    String replica = target.relayed() ? null : Answer.safeValue(target.replicaId());
+    if (replica != null) {
+      text.append(SluiceHeaders.REPLICA).append(": ").append(replica).append("\r\n");
+    }
+    if (replica != null && head.header(SluiceHeaders.SERVED_BY) == null) {
       // An external engine reached directly does not name itself; the replica it belongs to does.
       text.append(SluiceHeaders.SERVED_BY).append(": ").append(replica).append("\r\n");
     }
