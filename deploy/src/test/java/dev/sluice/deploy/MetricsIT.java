@@ -141,6 +141,11 @@ class MetricsIT {
         .isEqualTo(3 * 16);
     assertThat(after.sum("sluice_ingress_ttft_seconds_count", "data_path", "direct")
         - before.sum("sluice_ingress_ttft_seconds_count", "data_path", "direct")).isEqualTo(12);
+    // The relayed path's front (the splice) counts its requests; the server behind it does not.
+    assertThat(after.sum("sluice_ingress_ttft_seconds_count", "data_path", "relayed")
+        - before.sum("sluice_ingress_ttft_seconds_count", "data_path", "relayed")).isEqualTo(3);
+    assertThat(after.sum("sluice_ingress_route_seconds_count", "data_path", "relayed")
+        - before.sum("sluice_ingress_route_seconds_count", "data_path", "relayed")).isEqualTo(3);
     assertThat(after.sum("sluice_replica_generated_tokens_total")
         - before.sum("sluice_replica_generated_tokens_total")).isEqualTo(15 * 16);
     assertThat(after.sum("sluice_replica_ttft_seconds_count")

@@ -65,7 +65,8 @@ public final class IngressServer {
     return Http.get(system).newServerAt(LOOPBACK, 0)
         .withSettings(server.withParserSettings(server.getParserSettings()
             .withMaxContentLength(BoundedBody.serverCap(settings.maxRequestBytes()))))
-        .bind(new IngressHandler(system, router, view, settings, IngressObserver.off()))
+        .bind(new IngressHandler(system, router, view, settings,
+            IngressObserver.off("relayed")))
         .thenCompose(inner -> {
           try {
             SpliceServer front = SpliceServer.bind(settings.host(), settings.port(),

@@ -115,7 +115,15 @@ public final class IngressObserver {
 
   /** Neither metrics nor a log (tests and tools that start a bare splice). */
   public static IngressObserver off() {
-    return new IngressObserver(SluiceMetrics.global(), "direct", false, false, false, 1);
+    return off("direct");
+  }
+
+  /**
+   * Neither metrics nor a log, for a server of data path {@code dataPath} whose requests another
+   * observer counts (its series are those of {@code dataPath}, never updated here).
+   */
+  public static IngressObserver off(String dataPath) {
+    return new IngressObserver(SluiceMetrics.global(), dataPath, false, false, false, 1);
   }
 
   /** A request arrived now (its head was read). */
