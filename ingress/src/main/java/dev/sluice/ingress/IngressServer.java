@@ -1,5 +1,6 @@
 package dev.sluice.ingress;
 
+import com.typesafe.config.Config;
 import dev.sluice.capacity.CapacityQueue;
 import dev.sluice.core.ReplicaSetView;
 import dev.sluice.core.http.BoundedBody;
@@ -52,19 +53,28 @@ public final class IngressServer {
   }
 
   /**
+   * The relayed path's Pekko HTTP server: a completion's body is read by BoundedBody, past the
+   * parser's cap (see RelayedPath), and anything else that reads a body stops at it. Every
+   * completion in flight holds one connection from the front, so the front's limit on
+   * connections is this server's too (at Pekko's default, 1,024, a burst of 1,200 relayed
+   * streams had 176 connections reset).
+   */
+  static ServerSettings relayedServerSettings(Config config, IngressSettings settings) {
+    ServerSettings server = OpenAiParsingErrors.applyTo(ServerSettings.create(config));
+    return server.withMaxConnections(settings.splice().maxConnections())
+        .withParserSettings(server.getParserSettings()
+            .withMaxContentLength(BoundedBody.serverCap(settings.maxRequestBytes())));
+  }
+
+  /**
    * The relayed path: Pekko HTTP's server on loopback (an ephemeral port), behind the splice's
    * strict reader on the ingress's port ({@link RelayedFront} says why).
    */
   private static CompletionStage<IngressBinding> startRelayed(ActorSystem<?> system,
       ActorRef<LLMRouter.Command> router, IngressSettings settings, ReplicaSetView view,
       Consumer<Throwable> onFatal) {
-    // A completion's body is read by BoundedBody, past this cap (see RelayedPath); anything
-    // else that reads a body stops at it.
-    ServerSettings server = OpenAiParsingErrors.applyTo(ServerSettings.create(
-        system.settings().config()));
     return Http.get(system).newServerAt(LOOPBACK, 0)
-        .withSettings(server.withParserSettings(server.getParserSettings()
-            .withMaxContentLength(BoundedBody.serverCap(settings.maxRequestBytes()))))
+        .withSettings(relayedServerSettings(system.settings().config(), settings))
         .bind(new IngressHandler(system, router, view, settings,
             IngressObserver.off("relayed")))
         .thenCompose(inner -> {
