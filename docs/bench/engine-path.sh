@@ -9,6 +9,10 @@
 #   haproxy - a plain HAProxy (no Lua, no routing) straight to the engine's port, when `haproxy`
 #             is on the PATH (HAPROXY=off leaves it out): what any proxy in between costs here.
 # Goals: direct's TTFT p50 within 0.5 ms of the limit's, its tokens/s within 5 %.
+# PIN=on gives the proxies their own core, as beside a GPU engine: the node (its splice and
+# relayed path) and HAProxy on CPU 1, the engine and the load generator on CPU 0. Unpinned (the
+# default), all of them share the machine's cores, and at itl 0 every cycle a proxy spends is one
+# the engine (a CPU process here) does not get.
 # Usage: docs/bench/engine-path.sh [jar]   (env: ITLS="0 20" CONCURRENCY=1,64 REQUESTS=2000
 #        JIT_WARM=4000 and JIT_WARM_ONE=8000 (unmeasured requests per target at concurrency 128,
 #        then 1, before the rounds)
@@ -23,6 +27,11 @@ warmup="${WARMUP:-200}"
 rounds="${ROUNDS:-4}"
 out="${OUT:-docs/bench}"
 java_bin="$(command -v java)"
+proxy_cpu=(); client_cpu=()
+if [ "${PIN:-off}" = on ]; then
+  command -v taskset > /dev/null || { echo "PIN=on needs taskset (util-linux)" >&2; exit 2; }
+  proxy_cpu=(taskset -c 1); client_cpu=(taskset -c 0)
+fi
 work="$(mktemp -d)"
 node_pid=""
 haproxy_pid=""
@@ -52,8 +61,8 @@ applications:
         deployment_config: {num_replicas: 1, max_ongoing_requests: 4096}
 YAML
   echo "itl $itl ms: starting a node whose replica runs engine-sim on :$engine ..." >&2
-  SLUICE_METRICS_PORT=0 "$java_bin" -Xmx1g -jar "$jar" local --config "$work/app.yaml" \
-    --port "$ingress" --relayed-port "$relayed" --api-port "$api" \
+  SLUICE_METRICS_PORT=0 "${proxy_cpu[@]}" "$java_bin" -Xmx1g -jar "$jar" local \
+    --config "$work/app.yaml" --port "$ingress" --relayed-port "$relayed" --api-port "$api" \
     --remoting-port "$remoting" --router-port -1 > "$work/node-$itl.log" 2>&1 &
   node_pid=$!
   for _ in $(seq 1 240); do
@@ -65,6 +74,10 @@ YAML
     kill -0 "$node_pid" 2>/dev/null || { cat "$work/node-$itl.log" >&2; exit 1; }
     sleep 0.5
   done
+  if [ "${PIN:-off}" = on ]; then  # the engine inherited the node's CPU: move it to CPU 0
+    engine_pid=$(pgrep -f "^[^ ]*java .*engine-sim.* --port $engine( |$)")
+    taskset -a -p -c 0 "$engine_pid" > /dev/null
+  fi
   targets="http://127.0.0.1:$engine,http://127.0.0.1:$ingress,http://127.0.0.1:$relayed"
   fourth=()
   if [ "${HAPROXY:-auto}" != off ] && command -v haproxy > /dev/null; then
@@ -74,7 +87,7 @@ YAML
       frontend\ plain \
       "  bind 127.0.0.1:$plain" '  default_backend engine' backend\ engine \
       "  server e1 127.0.0.1:$engine" > "$work/plain.cfg"
-    haproxy -db -f "$work/plain.cfg" > "$work/haproxy-$itl.log" 2>&1 &
+    "${proxy_cpu[@]}" haproxy -db -f "$work/plain.cfg" > "$work/haproxy-$itl.log" 2>&1 &
     haproxy_pid=$!
     targets="$targets,http://127.0.0.1:$plain"
     fourth=(--haproxy --haproxy-label "haproxy (plain)")
@@ -87,12 +100,14 @@ YAML
     [ "${JIT_WARM:-4000}" -gt 0 ] || break
     echo "warming $url up (${JIT_WARM:-4000} requests at c=128, ${JIT_WARM_ONE:-8000} at c=1;" \
       "unmeasured) ..." >&2
-    "$java_bin" -jar "$jar" bench --url "$url" --concurrency 128 --requests "${JIT_WARM:-4000}" \
-      --max-tokens "$tokens" --warmup 0 --duration 120s > /dev/null 2>&1 || true
-    "$java_bin" -jar "$jar" bench --url "$url" --concurrency 1 --requests "${JIT_WARM_ONE:-8000}" \
-      --max-tokens "$tokens" --warmup 0 --duration 60s > /dev/null 2>&1 || true
+    "${client_cpu[@]}" "$java_bin" -jar "$jar" bench --url "$url" --concurrency 128 \
+      --requests "${JIT_WARM:-4000}" --max-tokens "$tokens" --warmup 0 --duration 120s \
+      > /dev/null 2>&1 || true
+    "${client_cpu[@]}" "$java_bin" -jar "$jar" bench --url "$url" --concurrency 1 \
+      --requests "${JIT_WARM_ONE:-8000}" --max-tokens "$tokens" --warmup 0 --duration 60s \
+      > /dev/null 2>&1 || true
   done
-  "$java_bin" -jar "$jar" bench compare \
+  "${client_cpu[@]}" "$java_bin" -jar "$jar" bench compare \
     --targets "$targets" "${fourth[@]}" \
     --concurrency "$concurrency" --requests "$requests" --max-tokens "$tokens" \
     --warmup "$warmup" --rounds "$rounds" --json "$out/engine-path-itl$itl.json" \
