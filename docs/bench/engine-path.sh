@@ -28,10 +28,15 @@ rounds="${ROUNDS:-4}"
 out="${OUT:-docs/bench}"
 java_bin="$(command -v java)"
 proxy_cpu=(); client_cpu=()
-if [ "${PIN:-off}" = on ]; then
-  command -v taskset > /dev/null || { echo "PIN=on needs taskset (util-linux)" >&2; exit 2; }
-  proxy_cpu=(taskset -c 1); client_cpu=(taskset -c 0)
-fi
+case "${PIN:-off}" in
+  on)
+    command -v taskset > /dev/null || { echo "PIN=on needs taskset (util-linux)" >&2; exit 2; }
+    [ "$(nproc --all)" -ge 2 ] || { echo "PIN=on needs CPUs 0 and 1; this machine has one" >&2
+      exit 2; }
+    proxy_cpu=(taskset -c 1); client_cpu=(taskset -c 0) ;;
+  off) ;;
+  *) echo "PIN: expected on or off, got '$PIN'" >&2; exit 2 ;;
+esac
 work="$(mktemp -d)"
 node_pid=""
 haproxy_pid=""
@@ -74,7 +79,7 @@ YAML
     kill -0 "$node_pid" 2>/dev/null || { cat "$work/node-$itl.log" >&2; exit 1; }
     sleep 0.5
   done
-  if [ "${PIN:-off}" = on ]; then  # the engine inherited the node's CPU: move it to CPU 0
+  if [ ${#proxy_cpu[@]} -gt 0 ]; then  # the engine inherited the node's CPU: move it to CPU 0
     engine_pid=$(pgrep -f "^[^ ]*java .*engine-sim.* --port $engine( |$)")
     taskset -a -p -c 0 "$engine_pid" > /dev/null
   fi
