@@ -17,7 +17,9 @@
 # dispatchers, the JIT compiler...). Each run's line is over the whole run (its ramp and tail
 # too); the "steady" line under it is a WINDOW-second (default 10) window from SETTLE seconds
 # (default 6) after the run's start, tokens counted at the replica
-# (sluice_replica_generated_tokens_total): CPU per token with all streams running.
+# (sluice_replica_generated_tokens_total): CPU per token with all streams running, with the
+# share of the JVM's compiler threads (the JIT still warming) given apart. TARGETS (default
+# "splice lua plain") picks the targets: "splice plain" alternates the node and the floor only.
 # Usage: docs/bench/haproxy-cost.sh [jar]   (needs haproxy 2.6+ with Lua; curl; python3)
 set -euo pipefail
 jar="${1:-deploy/target/sluice.jar}"
@@ -30,6 +32,17 @@ trap 'kill $(jobs -p) 2>/dev/null || true; sleep 1; rm -rf "$work"' EXIT
 
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'; }
 ticks() { local sum=0; for p in "$@"; do sum=$(( sum + $(awk '{print $14+$15}' "/proc/$p/stat") )); done; echo $sum; }
+jit_ticks() { # CPU ticks of the JIT compiler threads (C1, C2) of the given processes
+  local sum=0 t
+  for p in "$@"; do
+    for t in /proc/"$p"/task/*; do
+      case "$(cat "$t/comm" 2>/dev/null)" in
+        C1*|C2*) sum=$(( sum + $(awk '{print $14+$15}' "$t/stat" 2>/dev/null || echo 0) )) ;;
+      esac
+    done
+  done
+  echo $sum
+}
 hz=$(getconf CLK_TCK)
 
 replica=$(free_port); ingress=$(free_port); remoting=$(free_port); router=$(free_port)
@@ -102,13 +115,15 @@ run() { # name url pids-to-charge...
     --prompt-tokens 16 --warmup 0 --json "$work/$name.json" > "$work/$name.out" 2>&1 &
   local load=$!
   sleep "${SETTLE:-6}"
-  local w0 g0 wn0; w0=$(ticks "$@"); wn0=$(ticks "$ingress_pid"); g0=$(generated)
+  local w0 g0 wn0 j0; w0=$(ticks "$@"); wn0=$(ticks "$ingress_pid"); g0=$(generated)
+  j0=$(jit_ticks "$@")
   sleep "${WINDOW:-10}"
-  local w1 g1 wn1; w1=$(ticks "$@"); wn1=$(ticks "$ingress_pid"); g1=$(generated)
+  local w1 g1 wn1 j1; w1=$(ticks "$@"); wn1=$(ticks "$ingress_pid"); g1=$(generated)
+  j1=$(jit_ticks "$@")
   wait "$load"
   local t1 n1; t1=$(ticks "$@"); n1=$(ticks "$ingress_pid"); threads "$ingress_pid" > "$work/t1"
-  python3 -c "import sys; t, n, g, hz = map(int, sys.argv[1:5]); print(f'  steady: {t / hz / g * 1e6:6.2f} us/token over {g} tokens in ${WINDOW:-10} s (the Sluice node meanwhile {n / hz / g * 1e6:.2f})')" \
-    $(( w1 - w0 )) $(( wn1 - wn0 )) $(( g1 - g0 )) "$hz" > "$work/steady"
+  python3 -c "import sys; t, n, g, hz, j = map(int, sys.argv[1:6]); us = lambda x: x / hz / g * 1e6; print(f'  steady: {us(t):6.2f} us/token (JIT {us(j):.2f}) over {g} tokens in ${WINDOW:-10} s (the Sluice node meanwhile {us(n):.2f})')" \
+    $(( w1 - w0 )) $(( wn1 - wn0 )) $(( g1 - g0 )) "$hz" $(( j1 - j0 )) > "$work/steady"
   python3 - "$work/$name.json" "$name" $(( t1 - t0 )) $(( n1 - n0 )) "$hz" "$work" <<'PY'
 import collections, json, sys
 run = json.load(open(sys.argv[1]))["results"][0]
@@ -137,14 +152,19 @@ if name == "splice":  # where the node's CPU went, by thread group
 PY
   cat "$work/steady"
 }
+targets="${TARGETS:-splice lua plain}"
+url_of() { case $1 in splice) echo "http://127.0.0.1:$ingress" ;; lua) echo "http://127.0.0.1:$lua_port" ;;
+  plain) echo "http://127.0.0.1:$plain_port" ;; *) echo "unknown target: $1" >&2; exit 2 ;; esac; }
+for target in $targets; do url_of "$target" > /dev/null; done
 echo "warm-up (unmeasured)" >&2
-for url in "http://127.0.0.1:$ingress" "http://127.0.0.1:$lua_port" "http://127.0.0.1:$plain_port"; do
-  warm "$url"
+for target in $targets; do
+  warm "$(url_of "$target")"
 done
 echo "tokens per answer: $tokens" >&2
 for round in $(seq 1 "$rounds"); do
   echo "round $round/$rounds" >&2
-  if (( round % 2 )); then order="splice lua plain"; else order="plain lua splice"; fi
+  order="$targets"
+  if (( round % 2 == 0 )); then order="$(echo "$targets" | tr ' ' '\n' | tac | tr '\n' ' ')"; fi
   for target in $order; do
     case $target in
       splice) run splice "http://127.0.0.1:$ingress" "$ingress_pid" ;;
