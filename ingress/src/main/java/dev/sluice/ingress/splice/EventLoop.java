@@ -47,6 +47,8 @@ final class EventLoop implements Executor, Runnable {
 
   final Selector selector;
   final ByteBuffer readBuffer = ByteBuffer.allocate(64 * 1024);
+  /** Where this loop's streams re-frame their chunks (one stream's read at a time). */
+  final Rechunker.Scratch rechunkScratch = new Rechunker.Scratch();
   final UpstreamPool pool;
   final SpliceSettings settings;
   final BufferBudget budget;

@@ -113,7 +113,8 @@ final class Exchange {
     if (framing.body() == ResponseFraming.Body.UNTIL_CLOSE) {
       client.closeAfterResponse();
     }
-    rechunker = framing.body() == ResponseFraming.Body.CHUNKED ? new Rechunker() : null;
+    rechunker = framing.body() == ResponseFraming.Body.CHUNKED
+        ? new Rechunker(client.loop.rechunkScratch) : null;
     byte[] rendered = clientHead(head, client.closesAfterResponse());
     if (bodyFollows && framing.body() != ResponseFraming.Body.NONE) {
       heldHead = rendered;

@@ -14,17 +14,33 @@ import java.util.Arrays;
  * <p>The bytes it is given have passed the strict scanner of {@link ResponseFraming} already;
  * its own scanner only finds the data again. Extensions are dropped; the trailer section is
  * passed as it came, after a last chunk of ours.
+ *
+ * <p>Merged chunks are written into a {@link Scratch} shared by the re-chunkers of one event
+ * loop, so re-framing allocates nothing per read: an {@link Output} is valid until the next call
+ * of any re-chunker on the same scratch, and its user copies what it keeps.
  */
 final class Rechunker {
 
   private static final byte[] CRLF = {'\r', '\n'};
   private static final byte[] LAST_CHUNK = {'0', '\r', '\n'};
+  private static final byte[] HEX = "0123456789abcdef".getBytes(StandardCharsets.ISO_8859_1);
 
   private final ChunkedScanner scanner = ChunkedScanner.ofResponse(this::data);
+  private final Scratch scratch;
   private int[] spans = new int[8];
   private int count;
   private int total;
   private boolean lastSent;
+
+  /** A re-chunker with a scratch of its own (tests). */
+  Rechunker() {
+    this(new Scratch());
+  }
+
+  /** A re-chunker that merges into {@code scratch}, the one of the loop that runs it. */
+  Rechunker(Scratch scratch) {
+    this.scratch = scratch;
+  }
 
   /** A chunked body's bytes as read (any part of it, in order) to the bytes to send on. */
   Output rechunk(byte[] bytes, int offset, int length) throws MalformedHttpException {
@@ -40,15 +56,16 @@ final class Rechunker {
       lastSent = scanner.inTrailer();
       return new Output(bytes, offset, length);  // whole chunks already: one at most
     }
-    byte[] size = total == 0 ? new byte[0]
-        : Integer.toHexString(total).getBytes(StandardCharsets.ISO_8859_1);
+    int digits = total == 0 ? 0 : (35 - Integer.numberOfLeadingZeros(total)) / 4;
     int rest = scanner.inTrailer() ? length - used : 0;
-    int out = (total == 0 ? 0 : size.length + 2 + total + 2)
+    int out = (total == 0 ? 0 : digits + 2 + total + 2)
         + (scanner.inTrailer() ? LAST_CHUNK.length + rest : 0);
-    byte[] merged = new byte[out];
+    byte[] merged = scratch.atLeast(out);
     int at = 0;
     if (total > 0) {
-      at = put(merged, at, size, 0, size.length);
+      for (int shift = 4 * (digits - 1); shift >= 0; shift -= 4) {
+        merged[at++] = HEX[(total >>> shift) & 0xf];
+      }
       at = put(merged, at, CRLF, 0, 2);
       for (int i = 0; i < count; i++) {
         at = put(merged, at, bytes, spans[2 * i], spans[2 * i + 1]);
@@ -60,7 +77,7 @@ final class Rechunker {
       at = put(merged, at, LAST_CHUNK, 0, LAST_CHUNK.length);
       put(merged, at, bytes, offset + used, rest);
     }
-    return new Output(merged, 0, merged.length);
+    return new Output(merged, 0, out);
   }
 
   private void data(byte[] bytes, int offset, int length) {
@@ -80,4 +97,16 @@ final class Rechunker {
 
   /** What to send: {@code bytes[offset, offset + length)} (possibly empty). */
   record Output(byte[] bytes, int offset, int length) {}
+
+  /** The buffer one loop's re-chunkers merge into; it grows to the largest merge (~one read). */
+  static final class Scratch {
+    private byte[] bytes = new byte[4096];
+
+    byte[] atLeast(int size) {
+      if (bytes.length < size) {
+        bytes = new byte[Math.max(size, 2 * bytes.length)];
+      }
+      return bytes;
+    }
+  }
 }

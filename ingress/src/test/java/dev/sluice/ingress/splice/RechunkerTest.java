@@ -10,6 +10,7 @@ import java.util.Random;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /** Chunks read together leave as one; what the client decodes is what the replica sent. */
 class RechunkerTest {
@@ -51,6 +52,43 @@ class RechunkerTest {
     assertThat(end.bytes()).isSameAs(last);
   }
 
+
+  /** The merged chunk's size line is the total in hex, at every number of digits. */
+  @ParameterizedTest(name = "{0} bytes")
+  @ValueSource(ints = {2, 15, 16, 255, 256, 4095, 4096, 65535, 65536})
+  void theMergedSizeLineIsTheTotalInHex(int total) throws Exception {
+    int first = total / 2;
+    String a = "a".repeat(first);
+    String b = "b".repeat(total - first);
+    byte[] bytes = ascii(Integer.toHexString(first) + "\r\n" + a + "\r\n"
+        + Integer.toHexString(total - first) + "\r\n" + b + "\r\n");
+
+    Rechunker.Output out = new Rechunker().rechunk(bytes, 0, bytes.length);
+
+    assertThat(text(out)).isEqualTo(Integer.toHexString(total) + "\r\n" + a + b + "\r\n");
+  }
+
+  /** Streams of one loop merge into the loop's one buffer: no array per read. */
+  @Test
+  void mergesOfOneLoopReuseItsScratch() throws Exception {
+    Rechunker.Scratch scratch = new Rechunker.Scratch();
+    Rechunker one = new Rechunker(scratch);
+    Rechunker two = new Rechunker(scratch);
+    byte[] read = ascii("3\r\nabc\r\n2\r\nde\r\n");
+    byte[] other = ascii("1\r\nx\r\n1\r\ny\r\n");
+
+    Rechunker.Output first = one.rechunk(read, 0, read.length);
+    String firstSent = text(first);
+    Rechunker.Output second = two.rechunk(other, 0, other.length);
+    String secondSent = text(second);
+    Rechunker.Output third = one.rechunk(read, 0, read.length);
+
+    assertThat(firstSent).isEqualTo("5\r\nabcde\r\n");
+    assertThat(secondSent).isEqualTo("2\r\nxy\r\n");
+    assertThat(text(third)).isEqualTo("5\r\nabcde\r\n");
+    assertThat(second.bytes()).isSameAs(first.bytes());
+    assertThat(third.bytes()).isSameAs(first.bytes());
+  }
 
   /** Any cut of the replica's bytes into reads: the client decodes the same data and trailer. */
   @Test
