@@ -167,9 +167,9 @@ for round in $(seq 1 "$rounds"); do
   if (( round % 2 == 0 )); then order="$(echo "$targets" | tr ' ' '\n' | tac | tr '\n' ' ')"; fi
   for target in $order; do
     case $target in
-      splice) run splice "http://127.0.0.1:$ingress" "$ingress_pid" ;;
-      lua) run haproxy+lua "http://127.0.0.1:$lua_port" $lua_pids ;;
-      plain) run haproxy "http://127.0.0.1:$plain_port" "$plain_pid" ;;
+      splice) run splice "$(url_of splice)" "$ingress_pid" ;;
+      lua) run haproxy+lua "$(url_of lua)" $lua_pids ;;
+      plain) run haproxy "$(url_of plain)" "$plain_pid" ;;
     esac
   done
 done
