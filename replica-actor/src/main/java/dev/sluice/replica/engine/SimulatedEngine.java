@@ -14,10 +14,11 @@ import org.apache.pekko.stream.javadsl.Source;
 
 /**
  * A deterministic engine for tests, demos and benchmarks: the output depends only on the prompt,
- * the client's {@code seed} and the choice, the first token comes after {@code ttft_ms}, the next
- * ones every {@code itl_ms} (0 = as fast as the stream pulls). Token {@code i} of a prompt's
- * first choice without a seed is {@link #token(String, int)}; any other is {@link #text(String,
- * Optional, int, int)}'s. A stop string ends the generation after the token that completes it.
+ * the client's {@code seed} and the choice, the first token comes {@code ttft_ms} after admission,
+ * the next ones every {@code itl_ms} after it (0 = as fast as the stream pulls), to within a
+ * millisecond ({@link TokenPacer}). Token {@code i} of a prompt's first choice without a seed is
+ * {@link #token(String, int)}; any other is {@link #text(String, Optional, int, int)}'s. A stop
+ * string ends the generation after the token that completes it.
  */
 public final class SimulatedEngine implements Engine {
 
@@ -107,13 +108,10 @@ public final class SimulatedEngine implements Engine {
         prompt.length());
     Source<String, NotUsed> tokens =
         Source.range(0, request.maxTokens() - 1).map(i -> token(seed, i));
-    if (!itl.isZero()) {
-      tokens = tokens.throttle(1, itl);
+    if (firstToken.isZero() && itl.isZero()) {
+      return tokens;
     }
-    if (!firstToken.isZero()) {
-      tokens = tokens.initialDelay(firstToken);
-    }
-    return tokens;
+    return tokens.via(new TokenPacer<>(EngineClock.shared(), firstToken, itl));
   }
 
   /** TTFT shortened in proportion to the cached share of the prompt. */

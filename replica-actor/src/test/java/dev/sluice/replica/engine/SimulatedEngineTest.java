@@ -110,6 +110,22 @@ class SimulatedEngineTest {
   }
 
   @Test
+  void theFirstTokenComesAfterTtftAndEachNextOneAnItlLaterNoneEarly() throws Exception {
+    SimulatedEngine engine = new SimulatedEngine(EngineConfig.simulated(30, 20, 8));
+    long start = System.nanoTime();
+
+    List<Long> arrivals = engine.generate(
+            new GenerationRequest("r", "p", 8, Optional.empty(), 0, List.of()))
+        .map(token -> (System.nanoTime() - start) / 1_000_000)
+        .runWith(Sink.seq(), testKit.system()).toCompletableFuture().get();
+
+    assertThat(arrivals).hasSize(8);
+    for (int i = 0; i < arrivals.size(); i++) {
+      assertThat(arrivals.get(i)).as("ms to token %d", i).isGreaterThanOrEqualTo(30 + 20L * i);
+    }
+  }
+
+  @Test
   void prefixCacheCountsLeadingBlocksAlreadySeen() {
     PrefixCache cache = new PrefixCache(64, 100);
 
