@@ -203,7 +203,13 @@ class IngressIT {
   void refusedConnectionFailsClosedAsReplicaUnreachable() throws Exception {
     script.set(request -> new RouteResult.Routed(closedPortReplica));
 
-    assertFailClosed(chat(), ServeReason.REPLICA_UNREACHABLE);
+    HttpResponse<String> response = chat();
+
+    assertFailClosed(response, ServeReason.REPLICA_UNREACHABLE);
+    // The replica and the cause, not where the replica listens: that is for the node's log.
+    assertThat(response.headers().firstValue("x-sluice-detail")).hasValueSatisfying(detail ->
+        assertThat(detail).startsWith("replica llm#sim#closed00: ").containsIgnoringCase("refused")
+            .doesNotContain("127.0.0.1").doesNotContain(":" + closedPortReplica.port()));
   }
 
   @Test

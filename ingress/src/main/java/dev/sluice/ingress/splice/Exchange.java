@@ -74,8 +74,7 @@ final class Exchange {
         return;
       }
       if (failure != null) {
-        fail(UpstreamFailure.UNREACHABLE, "replica endpoint " + target.host() + ":"
-            + target.port() + ": the host name does not resolve");
+        fail(UpstreamFailure.UNREACHABLE, "its host name does not resolve");
         return;
       }
       address = resolved;
@@ -192,8 +191,9 @@ final class Exchange {
       ended = true;
       releaseLease();
       client.loop.stats.rerouted();
-      log.info("Request {}: replica {} refused it before any byte was sent ({}): asking the "
-          + "router for another replica", request.requestId(), target.replicaId(), detail);
+      log.info("Request {}: replica {} at {}:{} refused it before any byte was sent ({}): "
+          + "asking the router for another replica", request.requestId(), target.replicaId(),
+          target.host(), target.port(), detail);
       List<String> refusedNow = new ArrayList<>(refused);
       refusedNow.add(target.replicaId());
       client.reroute(request, List.copyOf(refusedNow));
@@ -206,12 +206,13 @@ final class Exchange {
     ended = true;
     releaseLease();
     if (headSent) {
-      log.warn("Request {} to {} broke off midway: {}", request.requestId(),
-          target.upstreamName(), detail);
+      log.warn("Request {} to {} at {}:{} broke off midway: {}", request.requestId(),
+          target.upstreamName(), target.host(), target.port(), detail);
       client.abort();  // the client sees a truncated answer, never a silently short one
     } else {
-      log.warn("Request {} to {} failed before its answer started ({}): {}",
-          request.requestId(), target.upstreamName(), failure, detail);
+      log.warn("Request {} to {} at {}:{} failed before its answer started ({}): {}",
+          request.requestId(), target.upstreamName(), target.host(), target.port(), failure,
+          detail);
       Answer answer = dispatcher.upstreamFailed(target, request, failure, detail);
       client.respondFailure(answer);
     }

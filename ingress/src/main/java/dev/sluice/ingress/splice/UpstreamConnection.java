@@ -309,9 +309,12 @@ final class UpstreamConnection implements EventLoop.Handler {
     }
   }
 
-  private String describe(Exception e) {
+  /**
+   * The cause alone: the detail reaches the client's error message, and a replica's address is
+   * the cluster's business (the node's log line names it, {@link Exchange}).
+   */
+  private static String describe(Exception e) {
     String message = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
-    return "replica endpoint " + address.getAddress().getHostAddress() + ":" + address.getPort()
-        + ": " + message.toLowerCase(java.util.Locale.ROOT);
+    return message.toLowerCase(java.util.Locale.ROOT);
   }
 }
