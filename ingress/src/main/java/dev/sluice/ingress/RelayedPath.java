@@ -114,7 +114,8 @@ final class RelayedPath {
             // replica's endpoint stays silent on the direct path.
             selection.releaseAfterFailedDispatch();
             return PekkoAnswers.response(Answers.upstreamFailed(UpstreamFailure.TIMED_OUT,
-                requestId, replicaId, Failures.cause(failure).getMessage()));
+                requestId, replicaId, askFailure(Failures.cause(failure), settings.routeTimeout(),
+                requestId)));
           }
           return respond(reply, selection, requestId, replicaId);
         }, executor);
@@ -159,6 +160,18 @@ final class RelayedPath {
     return HttpResponse.create().withStatus(200).withHeaders(headers)
         .withEntity(HttpEntities.createChunked(MediaTypes.TEXT_EVENT_STREAM.toContentType(),
             body));
+  }
+
+  /**
+   * The client's words for a replica actor that did not answer. Pekko's own message names the
+   * actor's path, which holds its node's address: that goes to this node's log only.
+   */
+  static String askFailure(Throwable cause, java.time.Duration timeout, String requestId) {
+    if (cause instanceof java.util.concurrent.TimeoutException) {
+      return "no answer from the replica within " + timeout.toMillis() + " ms";
+    }
+    log.warn("Relayed request {}: asking the replica failed", requestId, cause);
+    return "the replica could not be asked (" + cause.getClass().getSimpleName() + ")";
   }
 
   private HttpResponse failed(Throwable failure, String requestId) {
