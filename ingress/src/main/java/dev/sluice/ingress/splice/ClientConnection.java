@@ -1,6 +1,7 @@
 package dev.sluice.ingress.splice;
 
 import dev.sluice.core.http.ApiError;
+import dev.sluice.core.http.RequestIds;
 import dev.sluice.ingress.edge.Answer;
 import dev.sluice.ingress.edge.Answers;
 import dev.sluice.ingress.observe.RequestTrace;
@@ -326,7 +327,7 @@ final class ClientConnection implements EventLoop.Handler {
     closeAfterResponse = true;
     head = null;
     reader.drop();
-    String requestId = UUID.randomUUID().toString();
+    String requestId = RequestIds.newId();
     if (trace == null) {
       trace = loop.stats.observer.begin(requestId, "-");
     }
