@@ -18,6 +18,9 @@
 #        then 1, before the rounds)
 #        TOKENS=64 WARMUP=200 ROUNDS=4 OUT=docs/bench; at itl 20 a request takes TOKENS x 20 ms,
 #        so give that run fewer REQUESTS and TOKENS)
+# CAPTURE=file.pcap records the measured rounds on loopback (tcpdump, the engine's, the splice's
+# and plain HAProxy's ports; one file per itl: file-itl<N>.pcap) and prints where each request's
+# time to first token went: docs/bench/turnaround.py.
 set -euo pipefail
 jar="${1:-deploy/target/sluice.jar}"
 concurrency="${CONCURRENCY:-1,64}"
@@ -40,7 +43,8 @@ esac
 work="$(mktemp -d)"
 node_pid=""
 haproxy_pid=""
-cleanup() { [ -n "$node_pid" ] && kill "$node_pid" 2>/dev/null && wait "$node_pid" 2>/dev/null
+cleanup() { [ -n "${capture_pid:-}" ] && kill "$capture_pid" 2>/dev/null
+  [ -n "$node_pid" ] && kill "$node_pid" 2>/dev/null && wait "$node_pid" 2>/dev/null
   [ -n "$haproxy_pid" ] && kill "$haproxy_pid" 2>/dev/null && wait "$haproxy_pid" 2>/dev/null
   rm -rf "$work"; }
 trap cleanup EXIT
@@ -112,11 +116,24 @@ YAML
       --requests "${JIT_WARM_ONE:-8000}" --max-tokens "$tokens" --warmup 0 --duration 60s \
       > /dev/null 2>&1 || true
   done
+  capture_pid=""
+  if [ -n "${CAPTURE:-}" ]; then
+    command -v tcpdump > /dev/null || { echo "CAPTURE needs tcpdump" >&2; exit 2; }
+    pcap="${CAPTURE%.pcap}-itl$itl.pcap"
+    tcpdump -i lo -n -s 0 -U -w "$pcap" \
+      "tcp port $engine or tcp port $ingress or tcp port ${plain:-$engine}" 2> /dev/null &
+    capture_pid=$!
+    sleep 1
+  fi
   "${client_cpu[@]}" "$java_bin" -jar "$jar" bench compare \
     --targets "$targets" "${fourth[@]}" \
     --concurrency "$concurrency" --requests "$requests" --max-tokens "$tokens" \
     --warmup "$warmup" --rounds "$rounds" --json "$out/engine-path-itl$itl.json" \
     --chart "$out/engine-path-itl$itl.png"
+  if [ -n "$capture_pid" ]; then
+    kill -INT "$capture_pid"; wait "$capture_pid" 2>/dev/null || true
+    python3 "$(dirname "$0")/turnaround.py" "$pcap" "$engine" "$ingress" "${plain:-0}"
+  fi
   kill "$node_pid"; wait "$node_pid" 2>/dev/null || true; node_pid=""
   if [ -n "$haproxy_pid" ]; then kill "$haproxy_pid"; wait "$haproxy_pid" 2>/dev/null || true; fi
   haproxy_pid=""
