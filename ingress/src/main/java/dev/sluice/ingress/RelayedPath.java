@@ -5,6 +5,7 @@ import dev.sluice.core.ReplicaInfo;
 import dev.sluice.core.ReplicaSetView;
 import dev.sluice.core.http.ApiError;
 import dev.sluice.core.http.BoundedBody;
+import dev.sluice.core.http.RequestIds;
 import dev.sluice.core.http.ServeReason;
 import dev.sluice.core.http.SluiceHeaders;
 import dev.sluice.core.openai.AnswerFramer;
@@ -19,12 +20,14 @@ import dev.sluice.router.LLMRouter;
 import dev.sluice.router.RouterClient;
 import dev.sluice.router.RoutingException;
 import dev.sluice.router.Selection;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
+import java.util.concurrent.TimeoutException;
 import org.apache.pekko.NotUsed;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.ActorRefResolver;
@@ -67,7 +70,7 @@ final class RelayedPath {
     this.system = system;
     this.edge = edge;
     this.router = new RouterClient(system, router,
-        java.time.Duration.ofMillis(edge.routeBudgetMillis()));
+        Duration.ofMillis(edge.routeBudgetMillis()));
     this.view = view;
     this.settings = settings;
     this.materializer = Materializer.matFromSystem(system);
@@ -166,8 +169,8 @@ final class RelayedPath {
    * The client's words for a replica actor that did not answer. Pekko's own message names the
    * actor's path, which holds its node's address: that goes to this node's log only.
    */
-  static String askFailure(Throwable cause, java.time.Duration timeout, String requestId) {
-    if (cause instanceof java.util.concurrent.TimeoutException) {
+  static String askFailure(Throwable cause, Duration timeout, String requestId) {
+    if (cause instanceof TimeoutException) {
       return "no answer from the replica within " + timeout.toMillis() + " ms";
     }
     log.warn("Relayed request {}: asking the replica failed", requestId, cause);
@@ -190,7 +193,7 @@ final class RelayedPath {
                   + settings.splice().bodyTimeout().toSeconds() + " s", requestId))
           .addHeader(org.apache.pekko.http.javadsl.model.headers.Connection.create("close"));
     }
-    String incident = java.util.UUID.randomUUID().toString();
+    String incident = RequestIds.newId();
     log.error(
         "Relayed request {} failed (incident {})", requestId, incident, failure);
     return PekkoAnswers.response(Answers.error(ApiError.Code.INTERNAL,

@@ -2,6 +2,7 @@ package dev.sluice.core.http;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -27,7 +28,7 @@ class RequestIdsTest {
   void idsDrawnOnManyThreadsAtOnceAreAllDistinct() throws InterruptedException {
     Set<String> ids = ConcurrentHashMap.newKeySet();
     CountDownLatch start = new CountDownLatch(1);
-    List<Thread> threads = new java.util.ArrayList<>();
+    List<Thread> threads = new ArrayList<>();
     for (int t = 0; t < 4; t++) {
       Thread thread = new Thread(() -> {
         try {

@@ -14,7 +14,6 @@ import java.util.ArrayDeque;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
-import java.util.UUID;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -251,7 +250,7 @@ final class ClientConnection implements EventLoop.Handler {
     }
     boolean headRequest = request.method().equals("HEAD");
     if (failure != null) {
-      String incident = UUID.randomUUID().toString();
+      String incident = RequestIds.newId();
       log.error("Request {} failed in the ingress (incident {})", request.requestId(), incident,
           failure);
       respond(Answers.error(ApiError.Code.INTERNAL, "The ingress failed on this request "

@@ -16,7 +16,6 @@ import dev.sluice.replica.engine.Engine;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
-import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeoutException;
@@ -357,7 +356,7 @@ public final class ReplicaHttpHandler
       return new ApiError(ApiError.Code.REQUEST_TIMEOUT, "The request body did not arrive within "
           + settings.bodyTimeout().toSeconds() + " s", null);
     }
-    String incident = UUID.randomUUID().toString();
+    String incident = RequestIds.newId();
     LOG.error("Request {} failed in replica {} (incident {})", requestId, settings.replicaId(),
         incident, cause);
     return new ApiError(ApiError.Code.INTERNAL, "The replica failed on this request (incident "
