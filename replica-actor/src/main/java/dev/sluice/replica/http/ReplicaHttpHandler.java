@@ -20,7 +20,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.function.Function;
 import org.apache.pekko.NotUsed;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.http.javadsl.model.ContentTypes;
@@ -236,9 +235,13 @@ public final class ReplicaHttpHandler
     // HAProxy reaches this endpoint without the ingress's check.
     String requestId = RequestIds.accept(request.getHeader(SluiceHeaders.REQUEST_ID)
         .map(HttpHeader::value).orElse(null));
+    // No hand-off on the way to the answer: a body Pekko already holds whole (one that came with
+    // its head) is parsed, and a stream's answer returned, on the connection's own thread, which
+    // renders it at once; each hand-off to a pool thread is one more thread to wake before the
+    // first token. A body still arriving is parsed on the thread that completes its read.
     return BoundedBody.read(request, settings.maxRequestBytes(),
             settings.bodyTimeout(), materializer)
-        .thenApplyAsync(body -> {
+        .thenCompose(body -> {
           if (body.tooLarge()) {
             throw body.tooLargeError();
           }
@@ -246,15 +249,14 @@ public final class ReplicaHttpHandler
           return parsed.stream()
               ? stream(parsed, requestId, slot)
               : whole(parsed, requestId, slot);
-        }, executor)
-        .thenComposeAsync(Function.identity(), executor)
-        .exceptionallyAsync(failure -> {
+        })
+        .exceptionally(failure -> {
           slot.release();
           ApiError error = unwrap(failure, requestId);
           // The rest of a body that timed out may still come: the connection ends here.
           return error.code() == ApiError.Code.REQUEST_TIMEOUT
               ? error(error).addHeader(Connection.create("close")) : error(error);
-        }, executor);
+        });
   }
 
   private CompletionStage<HttpResponse> stream(

@@ -23,8 +23,11 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
 import org.apache.pekko.http.javadsl.ServerBinding;
+import org.apache.pekko.http.javadsl.model.ContentTypes;
+import org.apache.pekko.stream.Materializer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -240,6 +243,34 @@ class ReplicaEndpointIT {
         assertThat(handler.slots().ongoing()).as("slots held after answer " + answer).isZero();
       }
     }
+  }
+
+  @Test
+  void aBodyThatCameWholeIsAnsweredOnTheCallersThreadWithoutAHandOff() throws Exception {
+    // Each hand-off to a parked pool thread is a wake-up on the way to the first token; a
+    // request whose body Pekko already holds is parsed and its stream's answer returned at once.
+    var stream = handler.apply(org.apache.pekko.http.javadsl.model.HttpRequest
+        .POST("/v1/chat/completions").withEntity(ContentTypes.APPLICATION_JSON,
+            "{\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}],\"max_tokens\":3,"
+                + "\"stream\":true}")).toCompletableFuture();
+    var invalid = handler.apply(org.apache.pekko.http.javadsl.model.HttpRequest
+        .POST("/v1/chat/completions").withEntity(ContentTypes.APPLICATION_JSON,
+            "{\"max_tokens\":3}")).toCompletableFuture();
+    boolean answeredAtOnce = stream.isDone();
+    boolean refusedAtOnce = invalid.isDone();
+
+    // Read to its end first, whatever the outcome: an answer never read holds its slot.
+    var answer = stream.get(10, TimeUnit.SECONDS);
+    String body = answer.entity().getDataBytes()
+        .runFold("", (text, bytes) -> text + bytes.utf8String(),
+            Materializer.matFromSystem(testKit.system()))
+        .toCompletableFuture().get(10, TimeUnit.SECONDS);
+    assertThat(answeredAtOnce).as("the stream's answer returned at once").isTrue();
+    assertThat(refusedAtOnce).as("the refusal returned at once").isTrue();
+    assertThat(answer.status().intValue()).isEqualTo(200);
+    assertThat(invalid.get().status().intValue()).isEqualTo(400);
+    assertThat(Sse.text(Sse.jsonFrames(body))).isEqualTo(SimulatedEngine.text("hi", 3));
+    Await.until(Duration.ofSeconds(2), "slot freed", () -> handler.slots().ongoing() == 0);
   }
 
   /** Opens a long slow-ish stream on a raw socket (the client controls when it goes away). */
