@@ -46,17 +46,8 @@ public final class MeteredEngine implements Engine {
 
   @Override
   public Source<String, NotUsed> generate(GenerationRequest request) {
-    return Source.<String, NotUsed>fromMaterializer((materializer, attributes) -> {
-      long start = System.nanoTime();
-      boolean[] first = {true};
-      return delegate.generate(request).map(token -> {
-        if (first[0]) {
-          first[0] = false;
-          ttftSeconds.accept((System.nanoTime() - start) / 1e9);
-        }
-        return token;
-      });
-    }).mapMaterializedValue(future -> NotUsed.getInstance());
+    return delegate.generate(request)
+        .via(new FirstElementTimer<>(nanos -> ttftSeconds.accept(nanos / 1e9)));
   }
 
   @Override

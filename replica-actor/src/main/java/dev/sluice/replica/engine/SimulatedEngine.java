@@ -72,9 +72,12 @@ public final class SimulatedEngine implements Engine {
     return Source.<String, NotUsed>fromMaterializer((materializer, attributes) -> {
       int[] emitted = {0};
       BatchSlots.Admission admission = batch.admit();
-      Source<String, NotUsed> tokens = Source.completionStage(admission.admitted()
-              .thenApply(admitted -> Done.getInstance()))
-          .flatMapConcat(admitted -> tokens(request, seed));
+      // Admitted at once (a free batch slot), the tokens are this stream's own stages; waiting,
+      // they are a stream of their own, materialized once admitted.
+      Source<String, NotUsed> tokens = admission.admitted().toCompletableFuture().isDone()
+          ? tokens(request, seed)
+          : Source.completionStage(admission.admitted().thenApply(admitted -> Done.getInstance()))
+              .flatMapConcat(admitted -> tokens(request, seed));
       StopStrings.Matcher stop = new StopStrings(request.stop()).matcher();
       if (!request.stop().isEmpty()) {
         // The token that completes a stop string is the last one generated, as in vLLM.

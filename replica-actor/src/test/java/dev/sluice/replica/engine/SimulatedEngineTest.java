@@ -3,12 +3,14 @@ package dev.sluice.replica.engine;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.typesafe.config.ConfigFactory;
+import dev.sluice.core.testing.Await;
 import dev.sluice.core.config.EngineConfig;
 import java.time.Duration;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.TimeUnit;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
 import org.apache.pekko.stream.javadsl.Sink;
 import org.junit.jupiter.api.AfterAll;
@@ -123,6 +125,30 @@ class SimulatedEngineTest {
     for (int i = 0; i < arrivals.size(); i++) {
       assertThat(arrivals.get(i)).as("ms to token %d", i).isGreaterThanOrEqualTo(30 + 20L * i);
     }
+  }
+
+  @Test
+  void aGenerationBeyondMaxNumSeqsWaitsForThePlaceThenGeneratesWhole() throws Exception {
+    SimulatedEngine engine = new SimulatedEngine(new EngineConfig(EngineConfig.SIMULATED, 0, 30,
+        3, 4096, 1, 4096));
+    long start = System.nanoTime();
+    var first = engine.generate(new GenerationRequest("a", "p", 3, Optional.empty(), 0, List.of()))
+        .runWith(Sink.seq(), testKit.system()).toCompletableFuture();
+    var second = engine.generate(new GenerationRequest("b", "q", 3, Optional.empty(), 0,
+            List.of()))
+        .map(token -> new Object[] {System.nanoTime(), token})
+        .runWith(Sink.seq(), testKit.system()).toCompletableFuture();
+
+    assertThat(String.join("", first.get(10, TimeUnit.SECONDS)))
+        .isEqualTo(SimulatedEngine.text("p", 3));
+    List<Object[]> timed = second.get(10, TimeUnit.SECONDS);
+    StringBuilder text = new StringBuilder();
+    timed.forEach(pair -> text.append((String) pair[1]));
+    assertThat(text.toString()).isEqualTo(SimulatedEngine.text("q", 3));
+    // One place: the second starts once the first's three tokens (two intervals) are out.
+    assertThat((long) timed.get(0)[0] - start).isGreaterThanOrEqualTo(60_000_000L);
+    Await.until(Duration.ofSeconds(5), "no generation left",
+        () -> engine.stats().running() == 0 && engine.stats().waiting() == 0);
   }
 
   @Test
