@@ -7,6 +7,9 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.util.TreeMap;
 import org.yaml.snakeyaml.DumperOptions;
 import org.yaml.snakeyaml.Yaml;
+import org.yaml.snakeyaml.nodes.Node;
+import org.yaml.snakeyaml.nodes.Tag;
+import org.yaml.snakeyaml.representer.Representer;
 
 /**
  * Writes a config back in the shape {@link ApplicationsConfigParser} reads (Ray Serve's
@@ -44,7 +47,8 @@ public final class ApplicationsConfigWriter {
   /**
    * The tree as block-style YAML, which the parser reads back as it was. A string with control
    * characters is written escaped in double quotes: SnakeYAML's default, {@code !!binary}, is
-   * read back as bytes, which no field takes.
+   * read back as bytes, which no field takes. So is one with a line break other than {@code \n}
+   * (CR, NEL, LS, PS): in a block scalar YAML reads each of them as {@code \n}.
    */
   public static String yaml(JsonNode tree) {
     DumperOptions options = new DumperOptions();
@@ -53,7 +57,24 @@ public final class ApplicationsConfigWriter {
     options.setIndicatorIndent(2);
     options.setIndentWithIndicator(true);
     options.setWidth(100);
-    return new Yaml(options).dump(JSON.convertValue(tree, Object.class));
+    return new Yaml(new QuotingRepresenter(options), options)
+        .dump(JSON.convertValue(tree, Object.class));
+  }
+
+  /** Double quotes (escapes) for strings whose line breaks a block scalar would not keep. */
+  private static final class QuotingRepresenter extends Representer {
+
+    QuotingRepresenter(DumperOptions options) {
+      super(options);
+    }
+
+    @Override
+    protected Node representScalar(Tag tag, String value, DumperOptions.ScalarStyle style) {
+      boolean breaks = Tag.STR.equals(tag) && value.chars().anyMatch(c -> c == '\r'
+          || c == '\u0085' || c == '\u2028' || c == '\u2029');
+      return super.representScalar(tag, value,
+          breaks ? DumperOptions.ScalarStyle.DOUBLE_QUOTED : style);
+    }
   }
 
   private static void engine(ObjectNode node, EngineConfig engine) {

@@ -3,6 +3,7 @@ package dev.sluice.core.config;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 class ApplicationsConfigWriterTest {
@@ -79,6 +80,33 @@ class ApplicationsConfigWriterTest {
     assertThat(ApplicationsConfigParser.parse(yaml)).as(yaml).isEqualTo(parsed);
     assertThat(parsed.applications().get(0).llmConfigs().get(0).engine().command())
         .containsExactly("srv", "{mo\u001bl}", "{port}");
+  }
+
+  @Test
+  void stringsWithLineBreaksOfEveryKindAreReadBackAsTheyWere() {
+    // YAML reads \r, \r\n, NEL, LS and PS in a block scalar as \n: such strings go in double
+    // quotes, escaped (the fuzzer found a model id with a NEL written as a literal block).
+    for (String text : List.of("st_router_\u0085m", "a\u2028b", "a\u2029b", "a\rb", "a\r\nb",
+        "a\nb\n", " lead\n\u0085trail ", "\u0085")) {
+      String json = JSON_CONFIG.replace("MODEL", escaped(text)).replace("ARG", escaped(text));
+      ApplicationsConfig parsed = ApplicationsConfigParser.parse(json);
+
+      String yaml = ApplicationsConfigWriter.yaml(ApplicationsConfigWriter.tree(parsed));
+
+      assertThat(ApplicationsConfigParser.parse(yaml)).as(yaml).isEqualTo(parsed);
+      assertThat(parsed.applications().get(0).llmConfigs().get(0).modelId()).isEqualTo(text);
+    }
+  }
+
+  private static final String JSON_CONFIG = "{\"applications\": [{\"name\": \"a\", "
+      + "\"llm_configs\": [{\"model_loading_config\": {\"model_id\": \"MODEL\"}, "
+      + "\"engine_config\": {\"type\": \"openai-process\", \"command\": [\"srv\", \"ARG\", "
+      + "\"{port}\"], \"env\": {\"K\": \"ARG\"}}}]}]}";
+
+  private static String escaped(String text) {
+    StringBuilder out = new StringBuilder();
+    text.chars().forEach(c -> out.append(String.format("\\u%04x", c)));
+    return out.toString();
   }
 
   @Test
