@@ -102,7 +102,7 @@ class OpenAiProcessIT {
   }
 
   /** The engine processes this JVM runs (children of their supervising shells). */
-  private static List<ProcessHandle> engines(ProcessHandle parent) {
+  static List<ProcessHandle> engines(ProcessHandle parent) {
     return parent.descendants().filter(p -> {
       // ProcessHandle.Info drops long command lines: read the kernel's copy (Linux).
       try {

@@ -1,5 +1,6 @@
 package dev.sluice.replica;
 
+import dev.sluice.core.Failures;
 import dev.sluice.core.ReplicaId;
 import dev.sluice.core.http.ClusterToken;
 import dev.sluice.core.ReplicaInfo;
@@ -10,6 +11,7 @@ import dev.sluice.core.config.LlmConfig;
 import dev.sluice.core.serialization.ClusterMessage;
 import dev.sluice.replica.engine.Engine;
 import dev.sluice.replica.engine.Engines;
+import dev.sluice.replica.engine.GpuPool;
 import dev.sluice.replica.engine.MeteredEngine;
 import dev.sluice.replica.http.ReplicaEndpointSettings;
 import dev.sluice.replica.http.ReplicaHttpHandler;
@@ -109,7 +111,8 @@ public final class ReplicaActor extends AbstractBehavior<ReplicaActor.Command> {
         ReplicaState.STARTING, List.of(llm.modelId()));
     this.metrics = new ReplicaMetrics(spec.id());
     this.engine = new MeteredEngine(Engines.create(llm, spec.id().toString(),
-        settings.bindHost(), ClusterToken.of(context.getSystem())), metrics::ttft);
+        settings.bindHost(), ClusterToken.of(context.getSystem()),
+        GpuPool.get(context.getSystem())), metrics::ttft);
     report("");
     context.pipeToSelf(engine.start(), (done, failure) ->
         failure == null ? EngineStarted.INSTANCE : new EngineFailed(failure));
@@ -160,7 +163,10 @@ public final class ReplicaActor extends AbstractBehavior<ReplicaActor.Command> {
   private Behavior<Command> onEngineFailed(EngineFailed failed) {
     getContext().getLog().warn("Replica {}: engine failed to start", spec.id(), failed.cause());
     info = info.withState(ReplicaState.UNHEALTHY);
-    report("engine failed to start: " + failed.cause());
+    // What went wrong in words (no future's wrapper): "needs 1 GPU (num_gpus), and ...".
+    Throwable cause = Failures.cause(failed.cause());
+    report("engine failed to start: "
+        + (cause.getMessage() != null ? cause.getMessage() : cause.toString()));
     return Behaviors.stopped();
   }
 

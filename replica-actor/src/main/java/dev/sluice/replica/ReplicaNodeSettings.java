@@ -1,6 +1,7 @@
 package dev.sluice.replica;
 
 import com.typesafe.config.Config;
+import dev.sluice.replica.engine.GpuPool;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -47,6 +48,7 @@ public record ReplicaNodeSettings(
     Config config = root.getConfig("sluice.replica");
     String bind = config.getString("bind-host");
     String advertise = config.getString("advertise-host");
+    GpuPool.parse(config.getString("gpus"));  // a mistake stops the node here, not each replica
     return new ReplicaNodeSettings(
         bind.isEmpty() ? defaultHost : bind,
         advertise.isEmpty() ? defaultHost : advertise,

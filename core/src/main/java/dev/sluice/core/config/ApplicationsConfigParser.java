@@ -179,7 +179,7 @@ public final class ApplicationsConfigParser {
     }
     if (type.equals(EngineConfig.OPENAI_PROCESS)) {
       engine.allowOnly("type", "command", "health_path", "port", "env", "startup_timeout_s",
-          "metrics_path", "default_max_tokens", "max_model_len");
+          "metrics_path", "default_max_tokens", "max_model_len", "num_gpus");
     } else {
       engine.allowOnly("type", "ttft_ms", "itl_ms", "default_max_tokens", "max_model_len",
           "max_num_seqs", "kv_cache_blocks");
@@ -229,11 +229,17 @@ public final class ApplicationsConfigParser {
             + "characters)");
       }
     }
+    int numGpus = engine.integer("num_gpus", 0, 0);
+    if (numGpus > 0 && env.containsKey(EngineConfig.GPU_VARIABLE)) {
+      throw engine.error("env", EngineConfig.GPU_VARIABLE + " with num_gpus " + numGpus
+          + " (expected: one of them: num_gpus gives each replica GPUs of its own from the "
+          + "node's sluice.replica.gpus and sets " + EngineConfig.GPU_VARIABLE + ")");
+    }
     return new EngineConfig(base.type(), base.ttftMs(), base.itlMs(), base.defaultMaxTokens(),
         base.maxModelLen(), base.maxNumSeqs(), base.kvCacheBlocks(), command,
         path(engine, "health_path", EngineConfig.DEFAULT_HEALTH_PATH), port, env,
         engine.integer("startup_timeout_s", EngineConfig.DEFAULT_STARTUP_TIMEOUT_S, 1),
-        path(engine, "metrics_path", EngineConfig.DEFAULT_METRICS_PATH));
+        path(engine, "metrics_path", EngineConfig.DEFAULT_METRICS_PATH), numGpus);
   }
 
   /** A path of a URL on the server: starts with '/', and makes a valid URI. */

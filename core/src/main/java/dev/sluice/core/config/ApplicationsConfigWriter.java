@@ -90,6 +90,7 @@ public final class ApplicationsConfigWriter {
       node.put("health_path", engine.healthPath());
       node.put("metrics_path", engine.metricsPath());
       node.put("startup_timeout_s", engine.startupTimeoutS());
+      node.put("num_gpus", engine.numGpus());
       ObjectNode env = node.putObject("env");
       new TreeMap<>(engine.env()).forEach(env::put);
     } else {

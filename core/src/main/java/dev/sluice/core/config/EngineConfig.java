@@ -23,11 +23,13 @@ import java.util.Objects;
  * @param env environment variables added to the server's (this node's environment plus these)
  * @param startupTimeoutS how long the server may take to answer 200 on its health path, seconds
  * @param metricsPath the path of the server's Prometheus metrics, starting with '/'
+ * @param numGpus GPUs each replica's server gets for itself from its node's
+ *     ({@code sluice.replica.gpus}), named to it in {@code CUDA_VISIBLE_DEVICES}; 0 = none
  */
 public record EngineConfig(
     String type, int ttftMs, int itlMs, int defaultMaxTokens, int maxModelLen, int maxNumSeqs,
     int kvCacheBlocks, List<String> command, String healthPath, int port, Map<String, String> env,
-    int startupTimeoutS, String metricsPath) {
+    int startupTimeoutS, String metricsPath, int numGpus) {
 
   /** Tokens per KV-cache block (vLLM's default). */
   public static final int BLOCK_TOKENS = 16;
@@ -57,6 +59,8 @@ public record EngineConfig(
   public static final String DEFAULT_METRICS_PATH = "/metrics";
   /** vLLM loading a large model can take minutes. */
   public static final int DEFAULT_STARTUP_TIMEOUT_S = 600;
+  /** The variable that tells a CUDA server (vLLM, SGLang, llama.cpp) which GPUs it may use. */
+  public static final String GPU_VARIABLE = "CUDA_VISIBLE_DEVICES";
 
   public EngineConfig {
     Objects.requireNonNull(type, "type");
@@ -67,6 +71,9 @@ public record EngineConfig(
     if (port < AUTO_PORT || port > 65535) {
       throw new IllegalArgumentException("port: " + port + " (expected: 0 (auto) or 1..65535)");
     }
+    if (numGpus < 0) {
+      throw new IllegalArgumentException("numGpus: " + numGpus + " (expected: >= 0)");
+    }
   }
 
   /** A {@code simulated} engine's config: no process fields. */
@@ -74,7 +81,7 @@ public record EngineConfig(
       int maxNumSeqs, int kvCacheBlocks) {
     this(type, ttftMs, itlMs, defaultMaxTokens, maxModelLen, maxNumSeqs, kvCacheBlocks, List.of(),
         DEFAULT_HEALTH_PATH, AUTO_PORT, Map.of(), DEFAULT_STARTUP_TIMEOUT_S,
-        DEFAULT_METRICS_PATH);
+        DEFAULT_METRICS_PATH, 0);
   }
 
   public static EngineConfig simulated(int ttftMs, int itlMs, int defaultMaxTokens) {
@@ -87,13 +94,19 @@ public record EngineConfig(
    */
   public static EngineConfig openAiProcess(List<String> command, int port) {
     return new EngineConfig(OPENAI_PROCESS, 20, 5, 128, 32768, 256, 4096, command,
-        DEFAULT_HEALTH_PATH, port, Map.of(), DEFAULT_STARTUP_TIMEOUT_S, DEFAULT_METRICS_PATH);
+        DEFAULT_HEALTH_PATH, port, Map.of(), DEFAULT_STARTUP_TIMEOUT_S, DEFAULT_METRICS_PATH, 0);
   }
 
   /** This config with another health path, environment, startup timeout and metrics path. */
   public EngineConfig withProcess(String healthPath, Map<String, String> env, int startupTimeoutS,
       String metricsPath) {
     return new EngineConfig(type, ttftMs, itlMs, defaultMaxTokens, maxModelLen, maxNumSeqs,
-        kvCacheBlocks, command, healthPath, port, env, startupTimeoutS, metricsPath);
+        kvCacheBlocks, command, healthPath, port, env, startupTimeoutS, metricsPath, numGpus);
+  }
+
+  /** This config with {@code numGpus} GPUs per replica. */
+  public EngineConfig withGpus(int numGpus) {
+    return new EngineConfig(type, ttftMs, itlMs, defaultMaxTokens, maxModelLen, maxNumSeqs,
+        kvCacheBlocks, command, healthPath, port, env, startupTimeoutS, metricsPath, numGpus);
   }
 }

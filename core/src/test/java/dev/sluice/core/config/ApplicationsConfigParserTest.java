@@ -197,6 +197,29 @@ class ApplicationsConfigParserTest {
   }
 
   @Test
+  void openAiProcessTakesGpusPerReplicaButNotBesideItsOwnDeviceList() {
+    String base = "applications[0].llm_configs[0].engine_config.";
+    String own = PROCESS.replace("CUDA_VISIBLE_DEVICES: 0, ", "");
+    assertThat(ApplicationsConfigParser.parse(own.replace("startup_timeout_s: 900",
+        "num_gpus: 2")).applications().get(0).llmConfigs().get(0).engine().numGpus())
+        .isEqualTo(2);
+    assertThat(ApplicationsConfigParser.parse(PROCESS).applications().get(0).llmConfigs().get(0)
+        .engine().numGpus()).as("default").isZero();
+    assertThatThrownBy(() -> ApplicationsConfigParser.parse(own.replace(
+        "startup_timeout_s: 900", "num_gpus: -1")))
+        .hasMessage(base + "num_gpus: -1 (expected: >= 0)");
+    assertThatThrownBy(() -> ApplicationsConfigParser.parse(PROCESS.replace(
+        "startup_timeout_s: 900", "num_gpus: 1")))
+        .hasMessageStartingWith(base + "env: CUDA_VISIBLE_DEVICES with num_gpus 1 (expected: "
+            + "one of them");
+    assertThatThrownBy(() -> ApplicationsConfigParser.parse(DESIGN_EXAMPLE.replace(
+        "ttft_ms: 20", "num_gpus: 1")))
+        .as("a simulated engine runs in the node's JVM")
+        .hasMessageStartingWith(
+            "applications[0].llm_configs[0].engine_config.num_gpus: unknown field");
+  }
+
+  @Test
   void engineFieldsOfTheOtherTypeAreUnknown() {
     assertThatThrownBy(() -> ApplicationsConfigParser.parse(PROCESS.replace(
         "startup_timeout_s: 900", "ttft_ms: 5")))

@@ -36,6 +36,7 @@ class ApplicationsConfigWriterTest {
                 health_path: /ready
                 metrics_path: /m?x=1
                 startup_timeout_s: 900
+                num_gpus: 2
                 default_max_tokens: 256
                 max_model_len: 8192
               deployment_config:

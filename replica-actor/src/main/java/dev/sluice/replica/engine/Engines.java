@@ -27,13 +27,19 @@ public final class Engines {
 
   /** As above, with the cluster token the external server is told and sent. */
   public static Engine create(LlmConfig llm, String name, String host, ClusterToken token) {
+    return create(llm, name, host, token, GpuPool.NONE);
+  }
+
+  /** As above, an external server taking its {@code num_gpus} from the node's {@code gpus}. */
+  public static Engine create(LlmConfig llm, String name, String host, ClusterToken token,
+      GpuPool gpus) {
     Objects.requireNonNull(llm, "llm");
     Objects.requireNonNull(name, "name");
     EngineConfig config = llm.engine();
     if (config.type().equals(EngineConfig.OPENAI_PROCESS)) {
       double graceSeconds = llm.deployment().gracefulShutdownTimeoutS();
       return new OpenAiProcessEngine(config, llm.modelId(), name,
-          Duration.ofMillis(Math.round(graceSeconds * 1000)), host, token);
+          Duration.ofMillis(Math.round(graceSeconds * 1000)), host, token, gpus);
     }
     return create(config);
   }

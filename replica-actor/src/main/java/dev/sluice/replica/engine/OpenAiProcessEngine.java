@@ -47,7 +47,8 @@ import org.slf4j.LoggerFactory;
  *   health_path: /health
  *   metrics_path: /metrics
  *   startup_timeout_s: 600
- *   env: {CUDA_VISIBLE_DEVICES: "0"}
+ *   num_gpus: 1             # its own GPU of the node's (sluice.replica.gpus)
+ *   env: {HF_HOME: /data/hf}
  * </pre>
  */
 public final class OpenAiProcessEngine implements Engine {
@@ -80,6 +81,7 @@ public final class OpenAiProcessEngine implements Engine {
 
   private final String host;
   private final ClusterToken token;
+  private final GpuPool gpus;
   private final EngineConfig config;
   private final String modelId;
   private final String name;
@@ -127,7 +129,17 @@ public final class OpenAiProcessEngine implements Engine {
    */
   public OpenAiProcessEngine(EngineConfig config, String modelId, String name,
       Duration stopGrace, String host, ClusterToken token) {
+    this(config, modelId, name, stopGrace, host, token, GpuPool.NONE);
+  }
+
+  /**
+   * @param gpus the node's GPUs: a server of a config with {@code num_gpus} takes its own at
+   *     each launch (it fails to start when too few are free) and gives them back once it exited
+   */
+  public OpenAiProcessEngine(EngineConfig config, String modelId, String name,
+      Duration stopGrace, String host, ClusterToken token, GpuPool gpus) {
     this.token = Objects.requireNonNull(token, "token");
+    this.gpus = Objects.requireNonNull(gpus, "gpus");
     this.host = Objects.requireNonNull(host, "host");
     this.config = Objects.requireNonNull(config, "config");
     this.modelId = Objects.requireNonNull(modelId, "modelId");
@@ -190,9 +202,15 @@ public final class OpenAiProcessEngine implements Engine {
     return started.minimalCompletionStage();
   }
 
-  /** The env with {@code {cluster_token}} filled in (never logged). */
-  private java.util.Map<String, String> environment() {
+  /**
+   * The env with {@code {cluster_token}} filled in (never logged), and the server's own GPUs
+   * when it has any.
+   */
+  private java.util.Map<String, String> environment(GpuPool.Lease devices) {
     java.util.Map<String, String> env = new java.util.LinkedHashMap<>();
+    if (devices != null) {
+      env.put(EngineConfig.GPU_VARIABLE, devices.visibleDevices());
+    }
     config.env().forEach((key, value) -> {
       if (value.contains(EngineConfig.CLUSTER_TOKEN_PLACEHOLDER)) {
         String bearer = token.authorization().orElseThrow(() -> new IllegalStateException(
@@ -213,16 +231,26 @@ public final class OpenAiProcessEngine implements Engine {
     }
     long since = System.nanoTime();
     List<String> command = command();
-    log.info("Engine {}: starting {} (port {})", name, command, port);
+    // Taken for this launch and given back once the server has exited (it holds GPU memory
+    // until then); too few free fails the start, saying who holds them.
+    GpuPool.Lease devices = config.numGpus() > 0 ? gpus.acquire(config.numGpus(), name) : null;
+    log.info("Engine {}: starting {} (port {}{})", name, command, port,
+        devices == null ? "" : ", GPUs " + devices.visibleDevices());
     ChildProcess launched;
     try {
       launched = ChildProcess.builder(command)
-          .environment(environment())
+          .environment(environment(devices))
           .output(OUTPUT, name)
           .orphanGrace(stopGrace)
           .start();
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
+    } catch (IOException | RuntimeException e) {
+      if (devices != null) {
+        devices.release();
+      }
+      throw e instanceof IOException io ? new UncheckedIOException(io) : (RuntimeException) e;
+    }
+    if (devices != null) {
+      launched.onExit().whenComplete((code, failure) -> devices.release());
     }
     synchronized (this) {
       child = launched;

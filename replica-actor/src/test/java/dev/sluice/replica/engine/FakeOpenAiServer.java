@@ -42,6 +42,11 @@ public final class FakeOpenAiServer {
     if (greeting != null) {
       System.out.println(greeting);
     }
+    if (options.containsKey("--gpus-file")) {  // which GPUs it was given, for the test to read
+      String gpus = System.getenv("CUDA_VISIBLE_DEVICES");
+      java.nio.file.Files.writeString(java.nio.file.Path.of(options.get("--gpus-file")),
+          gpus == null ? "(unset)" : gpus);
+    }
     if (options.containsKey("--exit-after-ms")) {
       Thread.sleep(Long.parseLong(options.get("--exit-after-ms")));
       System.err.println("fatal: no GPU found");

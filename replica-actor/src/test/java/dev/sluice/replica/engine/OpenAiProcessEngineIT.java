@@ -123,6 +123,54 @@ class OpenAiProcessEngineIT {
         .as("stopped by SIGTERM").isEqualTo(143);
   }
 
+  /** A server of a deployment with {@code numGpus} on a node whose GPUs are {@code pool}. */
+  private OpenAiProcessEngine gpuEngine(GpuPool pool, int numGpus, String replica)
+      throws URISyntaxException {
+    OpenAiProcessEngine engine = new OpenAiProcessEngine(EngineConfig.openAiProcess(
+            fake("--gpus-file", dir.resolve(replica + ".gpus").toString()),
+            EngineConfig.AUTO_PORT).withGpus(numGpus), "fake-model", "llm#" + replica,
+        Duration.ofSeconds(5), "127.0.0.1", dev.sluice.core.http.ClusterToken.NONE, pool);
+    engines.add(engine);
+    return engine;
+  }
+
+  @Test
+  void eachServerGetsGpusOfItsOwnAndGivesThemBackOnceItHasExited() throws Exception {
+    GpuPool pool = new GpuPool(List.of("0", "1", "GPU-5e1f"));
+    OpenAiProcessEngine a = gpuEngine(pool, 2, "a");
+    OpenAiProcessEngine b = gpuEngine(pool, 1, "b");
+    a.start().toCompletableFuture().get(30, TimeUnit.SECONDS);
+    b.start().toCompletableFuture().get(30, TimeUnit.SECONDS);
+
+    assertThat(Files.readString(dir.resolve("a.gpus"))).isEqualTo("0,1");
+    assertThat(Files.readString(dir.resolve("b.gpus"))).isEqualTo("GPU-5e1f");
+
+    OpenAiProcessEngine refused = gpuEngine(pool, 1, "c");
+    assertThatThrownBy(() -> refused.start().toCompletableFuture().get(30, TimeUnit.SECONDS))
+        .hasMessageContaining("needs 1 GPU (num_gpus), and 0 of this node's 3 "
+            + "(sluice.replica.gpus: 0,1,GPU-5e1f) are free; held by llm#a, llm#b");
+    assertThat(refused.pid()).as("nothing launched").isEmpty();
+    assertThat(dir.resolve("c.gpus")).doesNotExist();
+
+    b.stop().toCompletableFuture().get(30, TimeUnit.SECONDS);
+    b.exited().toCompletableFuture().get(30, TimeUnit.SECONDS);
+    assertThat(pool.free()).as("given back by the time its exit is known")
+        .containsExactly("GPU-5e1f");
+    OpenAiProcessEngine c = gpuEngine(pool, 1, "c");
+    c.start().toCompletableFuture().get(30, TimeUnit.SECONDS);
+    assertThat(Files.readString(dir.resolve("c.gpus"))).isEqualTo("GPU-5e1f");
+  }
+
+  @Test
+  void aServerWithoutGpusIsGivenNoneOfThePool() throws Exception {
+    OpenAiProcessEngine engine = gpuEngine(new GpuPool(List.of("0")), 0, "cpu");
+    engine.start().toCompletableFuture().get(30, TimeUnit.SECONDS);
+
+    String inherited = System.getenv("CUDA_VISIBLE_DEVICES");  // the node's own, if it has one
+    assertThat(Files.readString(dir.resolve("cpu.gpus")))
+        .isEqualTo(inherited == null ? "(unset)" : inherited);
+  }
+
   @Test
   void startFailsWithTheExitCodeAndLastWordsOfAServerThatExits() throws Exception {
     OpenAiProcessEngine engine = engine("--exit-after-ms", "200", "--exit-code", "3");

@@ -1,0 +1,160 @@
+package dev.sluice.replica.engine;
+
+import dev.sluice.core.config.EngineConfig;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.regex.Pattern;
+import org.apache.pekko.actor.typed.ActorSystem;
+import org.apache.pekko.actor.typed.Extension;
+import org.apache.pekko.actor.typed.ExtensionId;
+
+/**
+ * The GPUs a replica node gives its replicas' servers ({@code sluice.replica.gpus}, env
+ * {@code SLUICE_REPLICA_GPUS}). A server of a deployment with {@code num_gpus: N} gets N of them
+ * for itself, named to it in {@code CUDA_VISIBLE_DEVICES}, and gives them back once it has
+ * exited (not when it is asked to stop: a server holds its GPU memory until it is gone). One
+ * that finds too few free does not start, and says which replicas hold them; the controller then
+ * tries other nodes first (a node's failed starts come first in placement).
+ */
+public final class GpuPool implements Extension {
+
+  /** The setting; its env override is {@code SLUICE_REPLICA_GPUS}. */
+  public static final String SETTING = "sluice.replica.gpus";
+  /** A node that offers no GPU. */
+  public static final GpuPool NONE = new GpuPool(List.of());
+
+  /** A device as CUDA names it: an index, or a GPU or MIG UUID. */
+  private static final Pattern DEVICE =
+      Pattern.compile("[0-9]{1,4}|(GPU|MIG)-[A-Za-z0-9/-]{1,124}");
+
+  private static final ExtensionId<GpuPool> ID = new ExtensionId<>() {
+    @Override
+    public GpuPool createExtension(ActorSystem<?> system) {
+      return parse(system.settings().config().getString(SETTING));
+    }
+  };
+
+  private final List<String> devices;
+  /** Device to the replica holding it, for the devices held. */
+  private final Map<String, String> holders = new LinkedHashMap<>();
+
+  /** @param devices the node's devices, in the order they are handed out */
+  public GpuPool(List<String> devices) {
+    Set<String> distinct = new LinkedHashSet<>();
+    for (String device : devices) {
+      if (!DEVICE.matcher(device).matches()) {
+        throw new IllegalArgumentException(SETTING + ": '" + device + "' (expected: device "
+            + "indexes or GPU-/MIG- UUIDs as in CUDA_VISIBLE_DEVICES, separated by commas)");
+      }
+      if (!distinct.add(device)) {
+        throw new IllegalArgumentException(SETTING + ": '" + device + "' is listed twice");
+      }
+    }
+    this.devices = List.copyOf(distinct);
+  }
+
+  /** This node's pool ({@link #SETTING}). */
+  public static GpuPool get(ActorSystem<?> system) {
+    return ID.apply(system);
+  }
+
+  /** The pool of a setting such as {@code "0,1,2,3"}; an empty one offers none. */
+  public static GpuPool parse(String setting) {
+    String trimmed = setting.trim();
+    if (trimmed.isEmpty()) {
+      return NONE;
+    }
+    List<String> devices = new ArrayList<>();
+    for (String device : trimmed.split(",", -1)) {
+      devices.add(device.trim());
+    }
+    return new GpuPool(devices);
+  }
+
+  /**
+   * {@code count} free devices for {@code replica}, the first free ones in the node's order.
+   *
+   * @throws NoFreeGpus when fewer are free; nothing is taken then
+   */
+  public synchronized Lease acquire(int count, String replica) {
+    if (count < 1) {
+      throw new IllegalArgumentException("count: " + count + " (expected: >= 1)");
+    }
+    Objects.requireNonNull(replica, "replica");
+    List<String> free = new ArrayList<>();
+    for (String device : devices) {
+      if (!holders.containsKey(device)) {
+        free.add(device);
+      }
+    }
+    if (free.size() < count) {
+      throw new NoFreeGpus(refusal(count, free.size()));
+    }
+    List<String> taken = List.copyOf(free.subList(0, count));
+    taken.forEach(device -> holders.put(device, replica));
+    return new Lease(taken);
+  }
+
+  /** The devices no server holds. */
+  public synchronized List<String> free() {
+    return devices.stream().filter(device -> !holders.containsKey(device)).toList();
+  }
+
+  private String refusal(int count, int free) {
+    String wanted = "needs " + count + " GPU" + (count == 1 ? "" : "s") + " (num_gpus)";
+    if (devices.isEmpty()) {
+      return wanted + ", and this node offers none (" + SETTING + ", env SLUICE_REPLICA_GPUS)";
+    }
+    Set<String> holding = new LinkedHashSet<>(holders.values());
+    return wanted + ", and " + free + " of this node's " + devices.size() + " (" + SETTING
+        + ": " + String.join(",", devices) + ") " + (free == 1 ? "is" : "are") + " free"
+        + (holding.isEmpty() ? "" : "; held by " + String.join(", ", holding));
+  }
+
+  private synchronized void release(List<String> taken) {
+    taken.forEach(holders::remove);
+  }
+
+  /** Devices held by one server until {@link #release}. */
+  public final class Lease {
+
+    private final List<String> taken;
+    private boolean released;
+
+    private Lease(List<String> taken) {
+      this.taken = taken;
+    }
+
+    public List<String> devices() {
+      return taken;
+    }
+
+    /** The value of {@link EngineConfig#GPU_VARIABLE} for the server. */
+    public String visibleDevices() {
+      return String.join(",", taken);
+    }
+
+    /** Gives the devices back; again, nothing happens. */
+    public void release() {
+      synchronized (GpuPool.this) {
+        if (released) {
+          return;
+        }
+        released = true;
+        GpuPool.this.release(taken);
+      }
+    }
+  }
+
+  /** Fewer free GPUs on this node than a server needs. */
+  public static final class NoFreeGpus extends IllegalStateException {
+    NoFreeGpus(String message) {
+      super(message);
+    }
+  }
+}

@@ -1,0 +1,66 @@
+package dev.sluice.replica.engine;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class GpuPoolTest {
+
+  @Test
+  void serversGetDistinctDevicesInTheNodesOrderUntilNoneAreLeft() {
+    GpuPool pool = GpuPool.parse(" 2, 0 ,MIG-4a1b/1/0,3");
+
+    GpuPool.Lease a = pool.acquire(2, "app#llm#a");
+    GpuPool.Lease b = pool.acquire(1, "app#llm#b");
+
+    assertThat(a.devices()).containsExactly("2", "0");
+    assertThat(a.visibleDevices()).isEqualTo("2,0");
+    assertThat(b.visibleDevices()).isEqualTo("MIG-4a1b/1/0");
+    assertThat(pool.free()).containsExactly("3");
+    assertThatThrownBy(() -> pool.acquire(2, "app#llm#c"))
+        .isInstanceOf(GpuPool.NoFreeGpus.class)
+        .hasMessage("needs 2 GPUs (num_gpus), and 1 of this node's 4 (sluice.replica.gpus: "
+            + "2,0,MIG-4a1b/1/0,3) is free; held by app#llm#a, app#llm#b");
+    assertThat(pool.free()).as("a refusal takes nothing").containsExactly("3");
+  }
+
+  @Test
+  void devicesGivenBackGoOutAgainAndGivingBackTwiceChangesNothing() {
+    GpuPool pool = new GpuPool(List.of("0", "1"));
+    GpuPool.Lease a = pool.acquire(1, "a");
+    GpuPool.Lease b = pool.acquire(1, "b");
+
+    a.release();
+    a.release();
+
+    assertThat(pool.free()).containsExactly("0");
+    assertThat(pool.acquire(1, "c").devices()).containsExactly("0");
+    assertThat(pool.free()).isEmpty();
+    b.release();
+    assertThat(pool.free()).containsExactly("1");
+  }
+
+  @Test
+  void aNodeWithoutGpusSaysHowToOfferThem() {
+    assertThat(GpuPool.parse("  ")).isSameAs(GpuPool.NONE);
+    assertThatThrownBy(() -> GpuPool.NONE.acquire(1, "a"))
+        .hasMessage("needs 1 GPU (num_gpus), and this node offers none (sluice.replica.gpus, "
+            + "env SLUICE_REPLICA_GPUS)");
+  }
+
+  @Test
+  void aSettingThatIsNotADeviceListIsRefusedNamingIt() {
+    assertThatThrownBy(() -> GpuPool.parse("0,0"))
+        .hasMessage("sluice.replica.gpus: '0' is listed twice");
+    assertThatThrownBy(() -> GpuPool.parse("0,,1"))
+        .hasMessageStartingWith("sluice.replica.gpus: '' (expected: device indexes or GPU-/MIG-");
+    assertThatThrownBy(() -> GpuPool.parse("0;1"))
+        .hasMessageStartingWith("sluice.replica.gpus: '0;1' (expected:");
+    assertThatThrownBy(() -> GpuPool.parse("all"))
+        .as("not a CUDA device list (NVIDIA_VISIBLE_DEVICES's word): say which devices")
+        .hasMessageStartingWith("sluice.replica.gpus: 'all' (expected:");
+    assertThat(GpuPool.parse("GPU-8c2d2e7e-94b1-4c1f-b0a5-1f3e0c2d9a11").free()).hasSize(1);
+  }
+}
