@@ -274,7 +274,7 @@ public final class Controller extends AbstractBehavior<Controller.Command> {
         stopped++;
         continue;
       }
-      ReplicaRecord record = new ReplicaRecord(running.last().info(), answer.node(),
+      ReplicaRecord record = new ReplicaRecord(running.last(), answer.node(),
           DeploymentState.version(running.spec().llm()), System.nanoTime());
       record.actor = Optional.of(running.last().replica());
       record.drainSent = state == ReplicaState.DRAINING;
@@ -391,7 +391,7 @@ public final class Controller extends AbstractBehavior<Controller.Command> {
       record.actor = Optional.of(update.replica());
     }
     ReplicaState decided = record.state();
-    record.info = info;
+    record.reported(update);
     replicas.reported(record, decided);
     DeploymentId deployment = info.id().deploymentId();
     boolean ours = decided == ReplicaState.DRAINING || decided == ReplicaState.UNHEALTHY;

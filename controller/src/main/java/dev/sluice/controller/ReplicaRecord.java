@@ -4,6 +4,8 @@ import dev.sluice.core.ReplicaInfo;
 import dev.sluice.core.ReplicaState;
 import dev.sluice.replica.NodeAgent;
 import dev.sluice.replica.ReplicaActor;
+import dev.sluice.replica.ReplicaStatusUpdate;
+import java.util.List;
 import java.util.Optional;
 import org.apache.pekko.actor.typed.ActorRef;
 
@@ -31,6 +33,8 @@ final class ReplicaRecord {
   int failedChecks;
   /** Requests in flight and queued in its engine, from its last load report. */
   int ongoing;
+  /** The GPUs its engine's server holds, from its last status report. */
+  List<String> gpus = List.of();
 
   ReplicaRecord(ReplicaInfo info, ActorRef<NodeAgent.Command> node, String specVersion,
       long requestedAtNanos) {
@@ -39,6 +43,19 @@ final class ReplicaRecord {
     this.specVersion = specVersion;
     this.requestedAtNanos = requestedAtNanos;
     this.startedAtMillis = System.currentTimeMillis();
+  }
+
+  /** A replica a controller finds running (adoption), as it last reported. */
+  ReplicaRecord(ReplicaStatusUpdate last, ActorRef<NodeAgent.Command> node, String specVersion,
+      long requestedAtNanos) {
+    this(last.info(), node, specVersion, requestedAtNanos);
+    reported(last);
+  }
+
+  /** What the replica said of itself last: its info and GPUs. */
+  void reported(ReplicaStatusUpdate update) {
+    info = update.info();
+    gpus = update.gpus();
   }
 
   ReplicaState state() {

@@ -121,6 +121,9 @@ final class StatusReport {
       if (record.info.dataPort() > 0) {  // an external engine: completions go straight to it
         row.put("engine_endpoint", "http://" + record.info.host() + ":" + record.info.dataPort());
       }
+      if (!record.gpus.isEmpty()) {  // its server's CUDA_VISIBLE_DEVICES (num_gpus)
+        record.gpus.forEach(row.putArray("gpus")::add);
+      }
       row.put("state", record.state().name());
       row.put("serving", serving.test(record));  // in the published set: RUNNING, node reachable
       row.put("ongoing", record.ongoing);

@@ -31,14 +31,19 @@ final class StatusTable {
       }
     }
     out.append(table(rows));
-    replicaRows.add(new String[] {"REPLICA", "NODE", "ENDPOINT", "STATE", "ONGOING"});
+    // A GPUS column (the servers' CUDA_VISIBLE_DEVICES) only where some replica holds GPUs.
+    boolean gpus = apps.findValues("gpus").stream().anyMatch(JsonNode::isArray);
+    replicaRows.add(columns(gpus, "REPLICA", "NODE", "ENDPOINT", "STATE", "ONGOING", "GPUS"));
     for (JsonNode app : apps) {
       for (JsonNode deployment : app.path("deployments")) {
         for (JsonNode replica : deployment.path("replicas")) {
-          replicaRows.add(new String[] {replica.path("replica_id").asText(),
+          List<String> held = new ArrayList<>();
+          replica.path("gpus").forEach(device -> held.add(device.asText()));
+          replicaRows.add(columns(gpus, replica.path("replica_id").asText(),
               replica.path("node").asText(),
               replica.path("endpoint").isNull() ? "-" : replica.path("endpoint").asText(),
-              state(replica), replica.path("ongoing").asText()});
+              state(replica), replica.path("ongoing").asText(),
+              held.isEmpty() ? "-" : String.join(",", held)));
         }
       }
     }
@@ -46,6 +51,11 @@ final class StatusTable {
       out.append('\n').append(table(replicaRows));
     }
     return out.toString();
+  }
+
+  /** The row's cells, without the last one when {@code withLast} is false. */
+  private static String[] columns(boolean withLast, String... cells) {
+    return withLast ? cells : java.util.Arrays.copyOf(cells, cells.length - 1);
   }
 
   private static String table(List<String[]> rows) {

@@ -56,6 +56,12 @@ class GpuPlacementIT {
       assertThat(replicas).hasSize(2)
           .allSatisfy(replica -> assertThat(replica.path("node").asText()).isEqualTo(withGpus));
       assertThat(visibleDevices()).containsExactlyInAnyOrder("0", "1");
+      List<String> reported = new ArrayList<>();
+      replicas.forEach(replica -> replica.path("gpus").forEach(d -> reported.add(d.asText())));
+      assertThat(reported).as("the status names each replica's GPUs")
+          .containsExactlyInAnyOrder("0", "1");
+      assertThat(StatusTable.render(TestNodes.status(cluster.control)))
+          .contains("GPUS").containsPattern("RUNNING +0 +[01]\n");
     }
   }
 

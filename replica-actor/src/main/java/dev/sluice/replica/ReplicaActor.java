@@ -313,7 +313,7 @@ public final class ReplicaActor extends AbstractBehavior<ReplicaActor.Command> {
   }
 
   private void report(String detail) {
-    listener.tell(new ReplicaStatusUpdate(info, detail, getContext().getSelf()));
+    listener.tell(new ReplicaStatusUpdate(info, detail, getContext().getSelf(), engine.gpus()));
   }
 
   /** The endpoint handler, once the engine is up (for in-JVM stats). */

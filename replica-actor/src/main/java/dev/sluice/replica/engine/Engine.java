@@ -28,6 +28,11 @@ public interface Engine {
     return java.util.concurrent.CompletableFuture.completedFuture(true);
   }
 
+  /** The GPUs its server holds now ({@code CUDA_VISIBLE_DEVICES}), none for most engines. */
+  default java.util.List<String> gpus() {
+    return java.util.List.of();
+  }
+
   /** Stops the engine; idempotent. */
   CompletionStage<Done> stop();
 

@@ -139,6 +139,13 @@ public final class GpuPool implements Extension {
       return String.join(",", taken);
     }
 
+    /** Whether the devices were given back. */
+    public boolean released() {
+      synchronized (GpuPool.this) {
+        return released;
+      }
+    }
+
     /** Gives the devices back; again, nothing happens. */
     public void release() {
       synchronized (GpuPool.this) {

@@ -76,6 +76,11 @@ public final class MeteredEngine implements Engine {
   }
 
   @Override
+  public java.util.List<String> gpus() {
+    return delegate.gpus();
+  }
+
+  @Override
   public CompletionStage<Integer> exited() {
     return delegate.exited();
   }

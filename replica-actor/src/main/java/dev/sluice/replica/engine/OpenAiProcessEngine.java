@@ -95,6 +95,8 @@ public final class OpenAiProcessEngine implements Engine {
   private final AtomicLong scrapes = new AtomicLong();
   private CompletableFuture<Done> started;
   private volatile ChildProcess child;
+  /** The GPUs the server of the current launch holds (null: none). */
+  private volatile GpuPool.Lease devices;
   private volatile boolean stopped;
   private volatile EngineStats stats = ScrapedStats.NONE;
   private volatile long lastScrapeNanos = System.nanoTime() - SCRAPE_INTERVAL.toNanos();
@@ -250,6 +252,7 @@ public final class OpenAiProcessEngine implements Engine {
       throw e instanceof IOException io ? new UncheckedIOException(io) : (RuntimeException) e;
     }
     if (devices != null) {
+      this.devices = devices;
       launched.onExit().whenComplete((code, failure) -> devices.release());
     }
     synchronized (this) {
@@ -315,6 +318,13 @@ public final class OpenAiProcessEngine implements Engine {
   @Override
   public CompletionStage<Integer> exited() {
     return exited.minimalCompletionStage();
+  }
+
+  /** The GPUs the server holds: from its launch until it has exited. */
+  @Override
+  public List<String> gpus() {
+    GpuPool.Lease held = devices;
+    return held == null || held.released() ? List.of() : held.devices();
   }
 
   /** The server's PID once launched. */
