@@ -1,6 +1,10 @@
 package dev.sluice.replica.engine;
 
 import dev.sluice.core.config.EngineConfig;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -9,6 +13,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.regex.Pattern;
+import java.util.stream.Stream;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.actor.typed.Extension;
 import org.apache.pekko.actor.typed.ExtensionId;
@@ -28,6 +33,10 @@ public final class GpuPool implements Extension {
   /** A node that offers no GPU. */
   public static final GpuPool NONE = new GpuPool(List.of());
 
+  /** The setting's word for "what this machine has" (its default). */
+  public static final String AUTO = "auto";
+  private static final Pattern NVIDIA_DEVICE = Pattern.compile("nvidia[0-9]+");
+
   /** A device as CUDA names it: an index, or a GPU or MIG UUID. */
   private static final Pattern DEVICE =
       Pattern.compile("[0-9]{1,4}|(GPU|MIG)-[A-Za-z0-9/-]{1,124}");
@@ -35,7 +44,8 @@ public final class GpuPool implements Extension {
   private static final ExtensionId<GpuPool> ID = new ExtensionId<>() {
     @Override
     public GpuPool createExtension(ActorSystem<?> system) {
-      return parse(system.settings().config().getString(SETTING));
+      return parse(system.settings().config().getString(SETTING), System.getenv(),
+          Path.of("/dev"));
     }
   };
 
@@ -63,7 +73,15 @@ public final class GpuPool implements Extension {
     return ID.apply(system);
   }
 
-  /** The pool of a setting such as {@code "0,1,2,3"}; an empty one offers none. */
+  /**
+   * The pool of a setting: a list such as {@code "0,1,2,3"}; empty for none; {@code auto} for
+   * what this machine has ({@link #detect}).
+   */
+  public static GpuPool parse(String setting, Map<String, String> env, Path dev) {
+    return setting.trim().equals(AUTO) ? detect(env, dev) : parse(setting);
+  }
+
+  /** The pool of a device list such as {@code "0,1,2,3"}; an empty one offers none. */
   public static GpuPool parse(String setting) {
     String trimmed = setting.trim();
     if (trimmed.isEmpty()) {
@@ -74,6 +92,45 @@ public final class GpuPool implements Extension {
       devices.add(device.trim());
     }
     return new GpuPool(devices);
+  }
+
+  /**
+   * The GPUs of this machine as CUDA numbers them: the node's own {@code CUDA_VISIBLE_DEVICES}
+   * when it was started with one (the operator's choice; read as CUDA does, up to its first
+   * entry that is no device, so {@code ""} and {@code -1} are none), else one index per NVIDIA
+   * device node in {@code dev} ({@code /dev/nvidia0}, ...; CUDA counts the devices it can see
+   * from 0, in a container too), else none.
+   */
+  static GpuPool detect(Map<String, String> env, Path dev) {
+    String visible = env.get(EngineConfig.GPU_VARIABLE);
+    if (visible != null) {
+      List<String> devices = new ArrayList<>();
+      for (String entry : visible.split(",", -1)) {
+        String device = entry.trim();
+        if (!DEVICE.matcher(device).matches() || devices.contains(device)) {
+          break;
+        }
+        devices.add(device);
+      }
+      return devices.isEmpty() ? NONE : new GpuPool(devices);
+    }
+    long count;
+    try (Stream<Path> files = Files.list(dev)) {
+      count = files.filter(file -> NVIDIA_DEVICE.matcher(file.getFileName().toString())
+          .matches()).count();
+    } catch (IOException | UncheckedIOException e) {
+      count = 0;
+    }
+    List<String> devices = new ArrayList<>();
+    for (int i = 0; i < count; i++) {
+      devices.add(Integer.toString(i));
+    }
+    return devices.isEmpty() ? NONE : new GpuPool(devices);
+  }
+
+  /** The devices offered, in the order they are handed out. */
+  public List<String> devices() {
+    return devices;
   }
 
   /**
@@ -108,7 +165,8 @@ public final class GpuPool implements Extension {
   private String refusal(int count, int free) {
     String wanted = "needs " + count + " GPU" + (count == 1 ? "" : "s") + " (num_gpus)";
     if (devices.isEmpty()) {
-      return wanted + ", and this node offers none (" + SETTING + ", env SLUICE_REPLICA_GPUS)";
+      return wanted + ", and this node offers none (" + SETTING + ", env SLUICE_REPLICA_GPUS: "
+          + "none found, or none listed)";
     }
     Set<String> holding = new LinkedHashSet<>(holders.values());
     return wanted + ", and " + free + " of this node's " + devices.size() + " (" + SETTING

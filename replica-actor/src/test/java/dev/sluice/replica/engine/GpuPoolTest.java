@@ -3,8 +3,12 @@ package dev.sluice.replica.engine;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 class GpuPoolTest {
 
@@ -47,7 +51,7 @@ class GpuPoolTest {
     assertThat(GpuPool.parse("  ")).isSameAs(GpuPool.NONE);
     assertThatThrownBy(() -> GpuPool.NONE.acquire(1, "a"))
         .hasMessage("needs 1 GPU (num_gpus), and this node offers none (sluice.replica.gpus, "
-            + "env SLUICE_REPLICA_GPUS)");
+            + "env SLUICE_REPLICA_GPUS: none found, or none listed)");
   }
 
   @Test
@@ -62,5 +66,28 @@ class GpuPoolTest {
         .as("not a CUDA device list (NVIDIA_VISIBLE_DEVICES's word): say which devices")
         .hasMessageStartingWith("sluice.replica.gpus: 'all' (expected:");
     assertThat(GpuPool.parse("GPU-8c2d2e7e-94b1-4c1f-b0a5-1f3e0c2d9a11").free()).hasSize(1);
+  }
+
+  @Test
+  void autoOffersTheNodesOwnDeviceListElseOneIndexPerNvidiaDevice(@TempDir Path dev)
+      throws Exception {
+    for (String file : List.of("nvidia0", "nvidia1", "nvidia2", "nvidiactl", "nvidia-uvm",
+        "nvidia-modeset", "null")) {
+      Files.createFile(dev.resolve(file));
+    }
+
+    assertThat(GpuPool.parse("auto", Map.of(), dev).devices()).containsExactly("0", "1", "2");
+    assertThat(GpuPool.parse(" auto ", Map.of("CUDA_VISIBLE_DEVICES", "2,GPU-77aa"), dev)
+        .devices()).as("the operator's choice").containsExactly("2", "GPU-77aa");
+    assertThat(GpuPool.parse("auto", Map.of("CUDA_VISIBLE_DEVICES", "1,-1,2"), dev).devices())
+        .as("read as CUDA reads it: up to the first entry that is no device")
+        .containsExactly("1");
+    assertThat(GpuPool.parse("auto", Map.of("CUDA_VISIBLE_DEVICES", "-1"), dev))
+        .isSameAs(GpuPool.NONE);
+    assertThat(GpuPool.parse("auto", Map.of("CUDA_VISIBLE_DEVICES", ""), dev))
+        .isSameAs(GpuPool.NONE);
+    assertThat(GpuPool.parse("auto", Map.of(), dev.resolve("missing"))).isSameAs(GpuPool.NONE);
+    assertThat(GpuPool.parse("3", Map.of(), dev).devices()).as("a list is taken as it is")
+        .containsExactly("3");
   }
 }
