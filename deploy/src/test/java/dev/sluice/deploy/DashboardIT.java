@@ -156,6 +156,22 @@ class DashboardIT {
   }
 
   @Test
+  void aReplicaRowNamesTheGpusItsServerHolds() throws Exception {
+    SluiceNode gpuNode = TestNodes.local(GpuPlacementIT.app(1), ConfigFactory.parseString(
+        "sluice.replica.gpus = \"GPU-5e1f\""));
+    WebDriver driver = browser();
+    try {
+      driver.get("http://127.0.0.1:" + gpuNode.apiPort().orElseThrow() + "/");
+      new WebDriverWait(driver, Duration.ofSeconds(20)).until(d -> rows(d) == 1);
+      assertThat(driver.findElement(By.cssSelector("#replicas tbody tr")).getText())
+          .contains("RUNNING").contains("GPU-5e1f");
+    } finally {
+      driver.quit();
+      gpuNode.close();
+    }
+  }
+
+  @Test
   void theEventsAreValidSseAtLeastOnceASecond() throws Exception {
     HttpResponse<InputStream> response = TestNodes.HTTP.send(HttpRequest.newBuilder(
             URI.create(base() + "/api/events")).timeout(Duration.ofSeconds(30)).build(),

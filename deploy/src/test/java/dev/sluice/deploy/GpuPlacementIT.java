@@ -24,7 +24,8 @@ class GpuPlacementIT {
     return app(2);
   }
 
-  private static String app(int replicas) {
+  /** {@code replicas} replicas of {@code sluice engine-sim} as a server with one GPU each. */
+  static String app(int replicas) {
     return OpenAiProcessIT.app(replicas, 20).replaceFirst("( *)startup_timeout_s: 60",
         "$1startup_timeout_s: 60\n$1num_gpus: 1");
   }

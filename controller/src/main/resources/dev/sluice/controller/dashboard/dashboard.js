@@ -488,7 +488,8 @@
         rows.push(`<tr data-replica-id="${esc(str(r.replica_id))}">` +
           `<td>${esc(deploymentKey(app, dep))}</td><td class="addr">${text(r.replica_id)}</td>` +
           `<td class="addr">${text(r.node)}</td><td class="addr">${text(r.endpoint)}</td>` +
-          `<td>${badge(r.state)}</td><td class="num">${fmtInt(r.ongoing)}</td>` +
+          `<td>${badge(r.state)}</td><td class="addr">${text(arr(r.gpus).join(','))}</td>` +
+          `<td class="num">${fmtInt(r.ongoing)}</td>` +
           `<td class="num">${fmt1(r.ttft_p50_ms)}</td><td class="num">${fmt1(r.tokens_per_s)}</td></tr>`);
       });
     }));
