@@ -210,9 +210,6 @@ public final class OpenAiProcessEngine implements Engine {
    */
   private java.util.Map<String, String> environment(GpuPool.Lease devices) {
     java.util.Map<String, String> env = new java.util.LinkedHashMap<>();
-    if (devices != null) {
-      env.put(EngineConfig.GPU_VARIABLE, devices.visibleDevices());
-    }
     config.env().forEach((key, value) -> {
       if (value.contains(EngineConfig.CLUSTER_TOKEN_PLACEHOLDER)) {
         String bearer = token.authorization().orElseThrow(() -> new IllegalStateException(
@@ -224,6 +221,9 @@ public final class OpenAiProcessEngine implements Engine {
       }
       env.put(key, value);
     });
+    if (devices != null) {  // the devices held win (the config may not name others)
+      env.put(EngineConfig.GPU_VARIABLE, devices.visibleDevices());
+    }
     return env;
   }
 
