@@ -26,6 +26,7 @@ import dev.sluice.ingress.edge.ApiKeys;
 import dev.sluice.ingress.ReplicaDirectory;
 import dev.sluice.replica.NodeAgent;
 import dev.sluice.replica.ReplicaNodeSettings;
+import dev.sluice.replica.engine.GpuPool;
 import dev.sluice.router.LLMRouter;
 import dev.sluice.router.RouterSettings;
 import dev.sluice.router.http.RouterHttpEndpoint;
@@ -135,6 +136,7 @@ public final class SluiceNode implements AutoCloseable {
         Exposure.warnInternal("every replica endpoint", Exposure.replicaBindHost(config),
             clusterToken);
         String host = config.getString("pekko.remote.artery.canonical.hostname");
+        GpuPool.get(system);  // its setting read now: a mistake stops the node, not each replica
         spawn(ActorMetrics.instrument("node-agent",
             NodeAgent.create(ReplicaNodeSettings.fromConfig(config, host))), "node-agent",
             CountingMailbox.selector("node-agent"));

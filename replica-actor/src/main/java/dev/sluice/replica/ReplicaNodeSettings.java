@@ -1,9 +1,6 @@
 package dev.sluice.replica;
 
 import com.typesafe.config.Config;
-import dev.sluice.replica.engine.GpuPool;
-import java.nio.file.Path;
-import org.slf4j.LoggerFactory;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -50,12 +47,6 @@ public record ReplicaNodeSettings(
     Config config = root.getConfig("sluice.replica");
     String bind = config.getString("bind-host");
     String advertise = config.getString("advertise-host");
-    // A mistake stops the node here, not each replica; say what it offers.
-    GpuPool gpus = GpuPool.parse(config.getString("gpus"), System.getenv(), Path.of("/dev"));
-    if (!gpus.devices().isEmpty()) {
-      LoggerFactory.getLogger(ReplicaNodeSettings.class).info("Replica node GPUs ({}): {}",
-          GpuPool.SETTING, String.join(",", gpus.devices()));
-    }
     return new ReplicaNodeSettings(
         bind.isEmpty() ? defaultHost : bind,
         advertise.isEmpty() ? defaultHost : advertise,

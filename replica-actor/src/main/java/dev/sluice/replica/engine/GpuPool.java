@@ -17,6 +17,7 @@ import java.util.stream.Stream;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.actor.typed.Extension;
 import org.apache.pekko.actor.typed.ExtensionId;
+import org.slf4j.LoggerFactory;
 
 /**
  * The GPUs a replica node gives its replicas' servers ({@code sluice.replica.gpus}, env
@@ -44,8 +45,13 @@ public final class GpuPool implements Extension {
   private static final ExtensionId<GpuPool> ID = new ExtensionId<>() {
     @Override
     public GpuPool createExtension(ActorSystem<?> system) {
-      return parse(system.settings().config().getString(SETTING), System.getenv(),
+      GpuPool pool = parse(system.settings().config().getString(SETTING), System.getenv(),
           Path.of("/dev"));
+      if (!pool.devices.isEmpty()) {
+        LoggerFactory.getLogger(GpuPool.class).info("Replica node GPUs ({}): {}", SETTING,
+            String.join(",", pool.devices));
+      }
+      return pool;
     }
   };
 
@@ -68,7 +74,10 @@ public final class GpuPool implements Extension {
     this.devices = List.copyOf(distinct);
   }
 
-  /** This node's pool ({@link #SETTING}). */
+  /**
+   * This node's pool ({@link #SETTING}), read once; a replica node asks for it as it starts, so
+   * that a mistake in the setting stops the node rather than each replica.
+   */
   public static GpuPool get(ActorSystem<?> system) {
     return ID.apply(system);
   }
