@@ -2,6 +2,7 @@ package dev.sluice.deploy;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 
 /** {@code sluice status} as a table: a line per deployment, then one per replica under it. */
@@ -31,31 +32,29 @@ final class StatusTable {
       }
     }
     out.append(table(rows));
-    // A GPUS column (the servers' CUDA_VISIBLE_DEVICES) only where some replica holds GPUs.
-    boolean gpus = apps.findValues("gpus").stream().anyMatch(JsonNode::isArray);
-    replicaRows.add(columns(gpus, "REPLICA", "NODE", "ENDPOINT", "STATE", "ONGOING", "GPUS"));
+    replicaRows.add(new String[] {"REPLICA", "NODE", "ENDPOINT", "STATE", "ONGOING", "GPUS"});
+    boolean gpus = false;
     for (JsonNode app : apps) {
       for (JsonNode deployment : app.path("deployments")) {
         for (JsonNode replica : deployment.path("replicas")) {
           List<String> held = new ArrayList<>();
           replica.path("gpus").forEach(device -> held.add(device.asText()));
-          replicaRows.add(columns(gpus, replica.path("replica_id").asText(),
+          gpus |= !held.isEmpty();
+          replicaRows.add(new String[] {replica.path("replica_id").asText(),
               replica.path("node").asText(),
               replica.path("endpoint").isNull() ? "-" : replica.path("endpoint").asText(),
               state(replica), replica.path("ongoing").asText(),
-              held.isEmpty() ? "-" : String.join(",", held)));
+              held.isEmpty() ? "-" : String.join(",", held)});
         }
       }
+    }
+    if (!gpus) {  // the GPUS column (the servers' CUDA_VISIBLE_DEVICES) only where some are held
+      replicaRows.replaceAll(row -> Arrays.copyOf(row, row.length - 1));
     }
     if (replicaRows.size() > 1) {
       out.append('\n').append(table(replicaRows));
     }
     return out.toString();
-  }
-
-  /** The row's cells, without the last one when {@code withLast} is false. */
-  private static String[] columns(boolean withLast, String... cells) {
-    return withLast ? cells : java.util.Arrays.copyOf(cells, cells.length - 1);
   }
 
   private static String table(List<String[]> rows) {
