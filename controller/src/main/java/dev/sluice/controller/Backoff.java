@@ -2,7 +2,8 @@ package dev.sluice.controller;
 
 /**
  * Restart backoff per deployment: after a replica fails, the next start waits min × 2^(failures-1),
- * capped at max; a replica reaching RUNNING resets it.
+ * capped at max; a replica reaching RUNNING resets it. Keeps the last failure's reason for the
+ * deployment's status.
  */
 final class Backoff {
 
@@ -10,6 +11,7 @@ final class Backoff {
   private final long maxNanos;
   private int failures;
   private long notBeforeNanos;
+  private String lastFailure = "";
   private final Runnable onFailure;
 
   /** @param onFailure told of every failure (the replacements metric) */
@@ -19,7 +21,9 @@ final class Backoff {
     this.onFailure = onFailure;
   }
 
-  void failed() {
+  /** A replica failed, for {@code reason}. */
+  void failed(String reason) {
+    lastFailure = reason;
     onFailure.run();
     failures++;
     long delay = minNanos << Math.min(failures - 1, 20);
@@ -37,5 +41,10 @@ final class Backoff {
 
   int failures() {
     return failures;
+  }
+
+  /** Why the last replica failed ("" before any failure). */
+  String lastFailure() {
+    return lastFailure;
   }
 }

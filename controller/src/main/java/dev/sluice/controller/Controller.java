@@ -103,7 +103,6 @@ public final class Controller extends AbstractBehavior<Controller.Command> {
   private final ReplicaTable replicas;
   private final Map<DeploymentId, DeploymentState> deployments = new LinkedHashMap<>();
   private final Map<DeploymentId, Backoff> backoffs = new HashMap<>();
-  private final Map<DeploymentId, String> lastFailures = new HashMap<>();
   private final LoadHistory loads = new LoadHistory();
   private final Adoption adoption = new Adoption();
   private final Membership membership;
@@ -259,6 +258,7 @@ public final class Controller extends AbstractBehavior<Controller.Command> {
   private Behavior<Command> onAdopted(Adopted adopted) {
     NodeAgent.NodeReplicas answer = adopted.answer();
     adoption.answered(answer.node());
+    replicas.offered(answer.node(), answer.gpus());
     int kept = 0;
     int stopped = 0;
     for (NodeAgent.RunningReplica running : answer.replicas()) {
@@ -278,6 +278,7 @@ public final class Controller extends AbstractBehavior<Controller.Command> {
           DeploymentState.version(running.spec().llm()), System.nanoTime());
       record.actor = Optional.of(running.last().replica());
       record.drainSent = state == ReplicaState.DRAINING;
+      record.gpusNeeded = running.spec().llm().engine().numGpus();
       record.nextCheckNanos = System.nanoTime() + deployment.healthPeriodNanos();
       getContext().watchWith(running.last().replica(), new ReplicaGone(id));
       replicas.put(record);
@@ -399,8 +400,7 @@ public final class Controller extends AbstractBehavior<Controller.Command> {
       record.info = info.withState(decided);  // our decision stands over its progress
     } else if (info.state() == ReplicaState.UNHEALTHY) {
       getContext().getLog().warn("Replica {} UNHEALTHY: {}", info.id(), update.detail());
-      lastFailures.put(deployment, update.detail());
-      backoff(deployment).failed();
+      backoff(deployment).failed(update.detail());
     } else if (record.state() == ReplicaState.RUNNING) {
       backoff(deployment).succeeded();
       record.nextCheckNanos = System.nanoTime() + healthPeriod(deployment);
@@ -427,8 +427,7 @@ public final class Controller extends AbstractBehavior<Controller.Command> {
           gone.id(), replicas.nodeOf(removed));
     } else if (removed != null && removed.state() == ReplicaState.RUNNING) {
       getContext().getLog().warn("Replica {} terminated while RUNNING", gone.id());
-      lastFailures.put(gone.id().deploymentId(), "replica " + gone.id() + " terminated");
-      backoff(gone.id().deploymentId()).failed();
+      backoff(gone.id().deploymentId()).failed("replica " + gone.id() + " terminated");
     }
     reconcile();
     return this;
@@ -501,8 +500,7 @@ public final class Controller extends AbstractBehavior<Controller.Command> {
     record.checkDeadlineNanos = 0;
     record.drainSent = true;
     record.node.tell(new NodeAgent.StopReplica(id, 0));
-    lastFailures.put(id.deploymentId(), "replica " + id + " unhealthy: " + detail);
-    backoff(id.deploymentId()).failed();
+    backoff(id.deploymentId()).failed("replica " + id + " unhealthy: " + detail);
     reconcile();
   }
 
@@ -510,16 +508,9 @@ public final class Controller extends AbstractBehavior<Controller.Command> {
 
   private Behavior<Command> onTick() {
     long now = System.nanoTime();
-    for (ReplicaRecord record : List.copyOf(replicas.all())) {
-      if (record.state() == ReplicaState.STARTING
-          && now - record.requestedAtNanos > settings.replicaStartupTimeout().toNanos()) {
-        getContext().getLog().warn("Replica {} not RUNNING after {}; replacing it",
-            record.info.id(), settings.replicaStartupTimeout());
-        replicas.abandon(record);
-        lastFailures.put(record.info.id().deploymentId(), "a replica did not start within "
-            + settings.replicaStartupTimeout().toSeconds() + " s");
-        backoff(record.info.id().deploymentId()).failed();
-      }
+    for (ReplicaRecord late : replicas.abandonLateStarts(now)) {
+      backoff(late.info.id().deploymentId()).failed("a replica did not start within "
+          + settings.replicaStartupTimeout().toSeconds() + " s");
     }
     if (adoption.inProgress() && finishAdoption()) {
       return this;
@@ -570,12 +561,17 @@ public final class Controller extends AbstractBehavior<Controller.Command> {
           replicas::serving);
       plan.drain().forEach(record -> replicas.drain(record, Optional.of(state)));
       Backoff backoff = backoff(state.id);
+      state.unplaced = "";
       for (int i = 0; i < plan.start() && !replicas.nodes().isEmpty()
           && backoff.mayStart(System.nanoTime()); i++) {
-        replicas.start(state);
+        if (!replicas.start(state)) {  // no node has the GPUs: waits, not a failure
+          state.unplaced = replicas.shortage(state);
+          replicas.makeRoom(state);
+          break;
+        }
       }
       StatusReport.updateStatus(state, replicas.of(state.id), replicas::serving,
-          backoff.failures(), lastFailures.getOrDefault(state.id, ""));
+          backoff.failures(), backoff.lastFailure());
       replicas.publish(state);
     }
     for (ReplicaRecord record : List.copyOf(replicas.all())) {

@@ -22,6 +22,8 @@ final class DeploymentState {
   Autoscaler autoscaler;
   Status status = Status.UPDATING;
   String message = "";
+  /** Why a replica it needs could not be placed in the last reconcile ("" when none). */
+  String unplaced = "";
   /** A replica of the current version has reached RUNNING. */
   boolean versionServed;
 

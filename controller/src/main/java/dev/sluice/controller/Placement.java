@@ -8,10 +8,12 @@ import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Predicate;
 import org.apache.pekko.actor.typed.ActorRef;
 
 /**
- * Where a new replica goes: the replica node with the fewest recent failed starts, then the
+ * Where a new replica goes: among the replica nodes with the GPUs it needs, if it needs any
+ * ({@link GpuLedger}), the one with the fewest recent failed starts, then the
  * fewest replicas of its deployment, then the fewest replicas in all, then by address (a stable
  * order). Replicas that are draining or gone no longer count; replicas already placed are never
  * moved.
@@ -29,8 +31,15 @@ final class Placement {
   static Optional<ActorRef<NodeAgent.Command>> choose(
       Collection<ActorRef<NodeAgent.Command>> nodes, Collection<ReplicaRecord> replicas,
       DeploymentId deployment, Failures failures) {
+    return choose(nodes, replicas, deployment, failures, node -> true);
+  }
+
+  /** The same among the nodes that {@code fit} (those with the GPUs it needs): none, empty. */
+  static Optional<ActorRef<NodeAgent.Command>> choose(
+      Collection<ActorRef<NodeAgent.Command>> nodes, Collection<ReplicaRecord> replicas,
+      DeploymentId deployment, Failures failures, Predicate<ActorRef<NodeAgent.Command>> fit) {
     long now = System.nanoTime();
-    return nodes.stream().min(Comparator
+    return nodes.stream().filter(fit).min(Comparator
         .comparingInt((ActorRef<NodeAgent.Command> node) -> failures.recent(node, now))
         .thenComparingLong(node -> count(replicas, node, deployment))
         .thenComparingLong(node -> count(replicas, node, null))

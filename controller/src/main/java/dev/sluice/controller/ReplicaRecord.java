@@ -35,6 +35,11 @@ final class ReplicaRecord {
   int ongoing;
   /** The GPUs its engine's server holds, from its last status report. */
   List<String> gpus = List.of();
+  /**
+   * The GPUs its spec needs ({@code num_gpus}): what {@link GpuLedger} counts as taken on its node
+   * from the start until the controller forgets it (its server may hold them until then).
+   */
+  int gpusNeeded;
 
   ReplicaRecord(ReplicaInfo info, ActorRef<NodeAgent.Command> node, String specVersion,
       long requestedAtNanos) {

@@ -19,7 +19,7 @@ import org.apache.pekko.actor.typed.javadsl.ActorContext;
 
 /**
  * The replicas the controller manages and what it does to them: start one where
- * {@link Placement} says (counting each node's failed starts), drain one (out of the published
+ * {@link Placement} says (counting each node's failed starts and free GPUs), drain one (out of the published
  * set first, told to drain a {@code drain-delay} later), publish a deployment's set (its running
  * replicas on reachable nodes). Owned by the controller actor.
  */
@@ -33,6 +33,7 @@ final class ReplicaTable {
   private final Map<ReplicaId, ReplicaRecord> replicas = new LinkedHashMap<>();
   private Set<ActorRef<NodeAgent.Command>> nodes = Set.of();
   private final Placement.Failures failedStarts = new Placement.Failures();
+  private final GpuLedger gpus = new GpuLedger();
   private final ControllerMetrics metrics;
 
   ReplicaTable(ActorContext<Controller.Command> context, ControllerSettings settings,
@@ -73,6 +74,12 @@ final class ReplicaTable {
   void nodes(Set<ActorRef<NodeAgent.Command>> current) {
     nodes = current;
     failedStarts.retain(current);
+    gpus.retain(current);
+  }
+
+  /** The GPUs {@code node} offers its replicas' servers, from its adoption answer. */
+  void offered(ActorRef<NodeAgent.Command> node, List<String> devices) {
+    gpus.offered(node, devices);
   }
 
   /**
@@ -90,11 +97,23 @@ final class ReplicaTable {
     }
   }
 
-  /** Gives up on a replica that did not start in time: stopped, forgotten, its node blamed. */
-  void abandon(ReplicaRecord record) {
-    record.node.tell(new NodeAgent.StopReplica(record.info.id(), 0));
-    replicas.remove(record.info.id());
-    failedStarts.failed(record.node, System.nanoTime());
+  /**
+   * Gives up on the replicas not RUNNING within {@code replica-startup-timeout}: stopped,
+   * forgotten, their nodes blamed; returns them.
+   */
+  List<ReplicaRecord> abandonLateStarts(long now) {
+    List<ReplicaRecord> late = replicas.values().stream()
+        .filter(record -> record.state() == ReplicaState.STARTING
+            && now - record.requestedAtNanos > settings.replicaStartupTimeout().toNanos())
+        .toList();
+    for (ReplicaRecord record : late) {
+      context.getLog().warn("Replica {} not RUNNING after {}; replacing it", record.info.id(),
+          settings.replicaStartupTimeout());
+      record.node.tell(new NodeAgent.StopReplica(record.info.id(), 0));
+      replicas.remove(record.info.id());
+      failedStarts.failed(record.node, now);
+    }
+    return late;
   }
 
   List<ReplicaRecord> of(DeploymentId deployment) {
@@ -108,23 +127,62 @@ final class ReplicaTable {
 
   /** The node a replica runs on, as a cluster address. */
   Address nodeOf(ReplicaRecord record) {
-    Address address = record.node.path().address();
-    return address.hasGlobalScope() ? address : context.getSystem().address();
+    return address(record.node);
   }
 
-  void start(DeploymentState state) {
+  /**
+   * Starts a replica of {@code state} where {@link Placement} says; false when no node has the
+   * GPUs it needs ({@link #shortage} says why).
+   */
+  boolean start(DeploymentState state) {
+    int need = state.llm.engine().numGpus();
     ActorRef<NodeAgent.Command> node = Placement.choose(nodes, replicas.values(), state.id,
-        failedStarts).orElseThrow();
+        failedStarts, candidate -> gpus.fits(candidate, need, replicas.values())).orElse(null);
+    if (node == null) {
+      return false;
+    }
     ReplicaId id = ReplicaId.random(state.id);
-    Address address = node.path().address().hasGlobalScope() ? node.path().address()
-        : context.getSystem().address();
+    Address address = address(node);
     ReplicaInfo info = new ReplicaInfo(id, address.toString(), "", 0,
         state.llm.deployment().maxOngoingRequests(), ReplicaState.STARTING,
         List.of(state.llm.modelId()));
-    replicas.put(id, new ReplicaRecord(info, node, state.version, System.nanoTime()));
+    ReplicaRecord record = new ReplicaRecord(info, node, state.version, System.nanoTime());
+    record.gpusNeeded = need;
+    replicas.put(id, record);
     node.tell(new NodeAgent.SpawnReplica(new ReplicaSpec(id, state.llm), reports));
     metrics.started(state.id);
     context.getLog().info("Starting replica {} on {}", id, address);
+    return true;
+  }
+
+  /** Why no node takes a replica of {@code state} (it needs more GPUs than any has free). */
+  String shortage(DeploymentState state) {
+    return gpus.shortage(state.llm.engine().numGpus(), nodes, replicas.values(),
+        node -> address(node).toString());
+  }
+
+  /**
+   * A rolling update that cannot place a new replica for want of GPUs drains an old one whose
+   * GPUs would make room for it, so that they go to the new version (Ray Serve stops an old
+   * replica before it starts the new one); one at a time, while nothing of the deployment is
+   * starting or draining. The count running drops below the target meanwhile.
+   */
+  void makeRoom(DeploymentState state) {
+    List<ReplicaRecord> mine = of(state.id);
+    if (mine.stream().anyMatch(record -> record.state() == ReplicaState.STARTING
+        || record.state() == ReplicaState.DRAINING)) {
+      return;
+    }
+    int need = state.llm.engine().numGpus();
+    mine.stream().filter(record -> record.isLive() && !record.specVersion.equals(state.version)
+            && gpus.fitsInPlaceOf(record, need, replicas.values()))
+        .min(Rollout.DRAIN_ORDER)
+        .ifPresent(old -> drain(old, Optional.of(state)));
+  }
+
+  private Address address(ActorRef<NodeAgent.Command> node) {
+    Address address = node.path().address();
+    return address.hasGlobalScope() ? address : context.getSystem().address();
   }
 
   /**

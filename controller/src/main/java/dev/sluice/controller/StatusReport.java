@@ -63,6 +63,9 @@ final class StatusReport {
       state.status = DeploymentState.Status.HEALTHY;
       state.message = "";
     }
+    if (!state.unplaced.isEmpty()) {
+      state.message += "; " + state.unplaced;
+    }
   }
 
   static String json(Collection<DeploymentState> deployments, Collection<ReplicaRecord> replicas,

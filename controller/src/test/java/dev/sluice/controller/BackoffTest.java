@@ -14,16 +14,16 @@ class BackoffTest {
     long now = System.nanoTime();
     assertThat(backoff.mayStart(now)).isTrue();
 
-    backoff.failed();
+    backoff.failed("engine exited");
     assertThat(backoff.mayStart(System.nanoTime())).isFalse();
     assertThat(backoff.mayStart(System.nanoTime() + 101 * MS)).isTrue();
 
-    backoff.failed();
+    backoff.failed("engine exited");
     assertThat(backoff.mayStart(System.nanoTime() + 150 * MS)).isFalse();
     assertThat(backoff.mayStart(System.nanoTime() + 201 * MS)).isTrue();
 
-    backoff.failed();
-    backoff.failed();
+    backoff.failed("engine exited");
+    backoff.failed("engine exited");
     assertThat(backoff.mayStart(System.nanoTime() + 349 * MS)).isFalse();
     assertThat(backoff.mayStart(System.nanoTime() + 351 * MS)).isTrue();
 

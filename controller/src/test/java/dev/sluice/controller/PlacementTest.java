@@ -105,4 +105,21 @@ class PlacementTest {
     assertThat(failures.recent(node, now + 1 + Placement.Failures.MEMORY_NANOS)).isEqualTo(2);
     assertThat(failures.recent(node, now + 2 + Placement.Failures.MEMORY_NANOS)).isZero();
   }
+
+  @Test
+  void aReplicaGoesOnlyWhereItFitsAndNowhereWhenNoNodeDoes() {
+    List<ActorRef<NodeAgent.Command>> nodes = List.of(
+        testKit.<NodeAgent.Command>createTestProbe().ref(),
+        testKit.<NodeAgent.Command>createTestProbe().ref());
+    List<ReplicaRecord> replicas = new ArrayList<>();
+    // the node with GPUs runs another replica: without the fit, A would go to the other one
+    var withGpus = place(replicas, nodes, B).node;
+    assertThat(Placement.choose(nodes, replicas, A, new Placement.Failures()))
+        .get().isNotEqualTo(withGpus);
+
+    assertThat(Placement.choose(nodes, replicas, A, new Placement.Failures(),
+        node -> node.equals(withGpus))).contains(withGpus);
+    assertThat(Placement.choose(nodes, replicas, A, new Placement.Failures(), node -> false))
+        .isEmpty();
+  }
 }

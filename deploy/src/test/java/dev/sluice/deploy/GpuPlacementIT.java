@@ -4,7 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.typesafe.config.ConfigFactory;
+import dev.sluice.core.metrics.SluiceMetrics;
 import dev.sluice.core.testing.Await;
+import io.prometheus.metrics.expositionformats.ExpositionFormats;
+import java.io.ByteArrayOutputStream;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -14,9 +18,10 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Replicas whose servers need GPUs ({@code num_gpus}) on a cluster where one replica node offers
- * two ({@code sluice.replica.gpus}) and the other none: every server gets a GPU of its own, and
- * the replicas end up where the GPUs are (a start refused for want of one sends the replacement
- * to another node first).
+ * two ({@code sluice.replica.gpus}) and the other none: the controller places them where the GPUs
+ * are (no start refused, none counted as failed), every server gets a GPU of its own, one too
+ * many waits with the status saying why, and a rolling update hands the GPUs from the old
+ * version's servers to the new one's.
  */
 class GpuPlacementIT {
 
@@ -44,13 +49,37 @@ class GpuPlacementIT {
     return devices;
   }
 
+  /**
+   * The controllers' replica starts and replacements of the deployment so far: this JVM's
+   * registry, which every node in it shares (take one before the cluster starts).
+   */
+  private record Counts(double starts, double replacements) {
+
+    static Counts now() throws Exception {
+      ByteArrayOutputStream out = new ByteArrayOutputStream();
+      ExpositionFormats.init().getPrometheusTextFormatWriter()
+          .write(out, SluiceMetrics.global().registry().scrape());
+      Exposition metrics = Exposition.parse(out.toString(StandardCharsets.UTF_8));
+      return new Counts(
+          metrics.sum("sluice_controller_replica_starts_total", "deployment", "llm#ext"),
+          metrics.sum("sluice_controller_replica_replacements_total", "deployment", "llm#ext"));
+    }
+
+    Counts since(Counts before) {
+      return new Counts(starts - before.starts, replacements - before.replacements);
+    }
+  }
+
   @Test
   void eachServerGetsAGpuOfItsOwnOnTheNodeThatHasThem() throws Exception {
     assertThat(app()).contains("num_gpus: 1");
+    Counts before = Counts.now();
     try (TestCluster cluster = TestCluster.start(app(), List.of(
         ConfigFactory.parseString("sluice.replica.gpus = \"0,1\""),
         ConfigFactory.parseString("sluice.replica.gpus = \"\"")), ConfigFactory.empty())) {
       cluster.awaitRunning("llm", "ext", 2, Duration.ofSeconds(90));
+      assertThat(Counts.now().since(before)).as("placed where the GPUs are: none refused")
+          .isEqualTo(new Counts(2, 0));
 
       String withGpus = cluster.replicaNodes.get(0).system().address().toString();
       JsonNode replicas = cluster.deployment("llm", "ext").path("replicas");
@@ -68,15 +97,59 @@ class GpuPlacementIT {
 
   @Test
   void moreServersThanGpusRunAsManyAsThereAreAndTheStatusSaysWhy() throws Exception {
+    Counts before = Counts.now();
     try (TestCluster cluster = TestCluster.start(app(3), List.of(
-        ConfigFactory.parseString("sluice.replica.gpus = \"0,1\"")), ConfigFactory.empty())) {
+        ConfigFactory.parseString("sluice.replica.gpus = \"0,1\""),
+        ConfigFactory.parseString("sluice.replica.gpus = \"\"")), ConfigFactory.empty())) {
+      String withGpus = cluster.replicaNodes.get(0).system().address().toString();
+      String without = cluster.replicaNodes.get(1).system().address().toString();
       Await.untilOk(Duration.ofSeconds(90), "2 of 3 running, the status naming the GPUs", () -> {
         JsonNode status = cluster.deployment("llm", "ext");
         return status.path("current_replicas").asInt() == 2
-            && status.path("message").asText().contains("engine failed to start: needs 1 GPU "
-                + "(num_gpus), and 0 of this node's 2 (sluice.replica.gpus: 0,1) are free");
+            && status.path("status").asText().equals("UPSCALING")
+            && status.path("message").asText().equals("2 of 3 replicas running; waiting for "
+                + "GPUs: each replica needs 1 (num_gpus); 0 of 2 free on " + withGpus
+                + ", none offered on " + without + " (sluice.replica.gpus)");
       });
       assertThat(visibleDevices()).containsExactlyInAnyOrder("0", "1");
+      assertThat(Counts.now().since(before)).as("the third is started nowhere: it waits")
+          .isEqualTo(new Counts(2, 0));
     }
+  }
+
+  @Test
+  void aRollingUpdateHandsTheOldServersGpusToTheNewOnes() throws Exception {
+    Counts before = Counts.now();
+    try (TestCluster cluster = TestCluster.start(app(), List.of(
+        ConfigFactory.parseString("sluice.replica.gpus = \"0,1\"")), ConfigFactory.empty())) {
+      cluster.awaitRunning("llm", "ext", 2, Duration.ofSeconds(90));
+      List<String> old = replicaIds(cluster);
+      String updated = app().replaceFirst("( *)num_gpus: 1",
+          "$1num_gpus: 1\n$1env: {SLUICE_GPU_TEST_VERSION: '2'}");
+      assertThat(updated).contains("SLUICE_GPU_TEST_VERSION");
+
+      assertThat(TestNodes.api(cluster.api(), "PUT", "/api/applications", updated,
+          "application/yaml").statusCode()).isEqualTo(200);
+
+      Await.untilOk(Duration.ofSeconds(120), "two new replicas running, the old ones gone",
+          () -> {
+            JsonNode status = cluster.deployment("llm", "ext");
+            List<String> now = replicaIds(cluster);
+            return status.path("status").asText().equals("HEALTHY") && now.size() == 2
+                && now.stream().noneMatch(old::contains);
+          });
+      Await.untilOk(Duration.ofSeconds(30), "only the new servers left", () ->
+          OpenAiProcessIT.engines(ProcessHandle.current()).size() == 2);
+      assertThat(visibleDevices()).containsExactlyInAnyOrder("0", "1");
+      assertThat(Counts.now().since(before)).as("two starts per version, none refused")
+          .isEqualTo(new Counts(4, 0));
+    }
+  }
+
+  private static List<String> replicaIds(TestCluster cluster) throws Exception {
+    List<String> ids = new ArrayList<>();
+    cluster.deployment("llm", "ext").path("replicas")
+        .forEach(replica -> ids.add(replica.path("replica_id").asText()));
+    return ids;
   }
 }

@@ -6,6 +6,7 @@ import dev.sluice.core.NodeTopics;
 import dev.sluice.core.ReplicaId;
 import dev.sluice.core.ReplicaLoad;
 import dev.sluice.core.serialization.ClusterMessage;
+import dev.sluice.replica.engine.GpuPool;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -60,11 +61,15 @@ public final class NodeAgent extends AbstractBehavior<NodeAgent.Command> {
   public record Adopt(ActorRef<ReplicaStatusUpdate> controller, ActorRef<NodeReplicas> replyTo)
       implements Command, ClusterMessage {}
 
-  /** The replicas a node runs, for {@link Adopt}. */
-  public record NodeReplicas(ActorRef<Command> node, List<RunningReplica> replicas)
-      implements ClusterMessage {
+  /**
+   * The replicas a node runs, for {@link Adopt}, and the GPUs it offers their servers
+   * ({@link GpuPool#devices()}: the controller places replicas that need GPUs by them).
+   */
+  public record NodeReplicas(ActorRef<Command> node, List<RunningReplica> replicas,
+      List<String> gpus) implements ClusterMessage {
     public NodeReplicas {
       replicas = List.copyOf(replicas);
+      gpus = List.copyOf(gpus);
     }
   }
 
@@ -149,7 +154,8 @@ public final class NodeAgent extends AbstractBehavior<NodeAgent.Command> {
     for (Entry entry : replicas.values()) {
       entry.last.ifPresent(last -> running.add(new RunningReplica(entry.spec, last)));
     }
-    adopt.replyTo().tell(new NodeReplicas(getContext().getSelf(), running));
+    adopt.replyTo().tell(new NodeReplicas(getContext().getSelf(), running,
+        GpuPool.get(getContext().getSystem()).devices()));
     getContext().getLog().info("Node agent: a controller adopted this node's {} replica(s)",
         running.size());
     return this;

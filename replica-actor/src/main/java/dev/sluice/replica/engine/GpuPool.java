@@ -5,6 +5,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -12,6 +13,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.apache.pekko.actor.typed.ActorSystem;
@@ -23,9 +26,10 @@ import org.slf4j.LoggerFactory;
  * The GPUs a replica node gives its replicas' servers ({@code sluice.replica.gpus}, env
  * {@code SLUICE_REPLICA_GPUS}). A server of a deployment with {@code num_gpus: N} gets N of them
  * for itself, named to it in {@code CUDA_VISIBLE_DEVICES}, and gives them back once it has
- * exited (not when it is asked to stop: a server holds its GPU memory until it is gone). One
- * that finds too few free does not start, and says which replicas hold them; the controller then
- * tries other nodes first (a node's failed starts come first in placement).
+ * exited (not when it is asked to stop: a server holds its GPU memory until it is gone). The
+ * controller places replicas by the devices each node offers (told in its adoption answer); a
+ * server that still finds too few free waits for a stopping server to exit, up to a bound, then
+ * does not start, and says which replicas hold them.
  */
 public final class GpuPool implements Extension {
 
@@ -54,6 +58,8 @@ public final class GpuPool implements Extension {
       return pool;
     }
   };
+
+  private static final long CANCEL_POLL_NANOS = 100_000_000L;
 
   private final List<String> devices;
   /** Device to the replica holding it, for the devices held. */
@@ -147,16 +153,39 @@ public final class GpuPool implements Extension {
    *
    * @throws NoFreeGpus when fewer are free; nothing is taken then
    */
-  public synchronized Lease acquire(int count, String replica) {
+  public Lease acquire(int count, String replica) {
+    return acquire(count, replica, Duration.ZERO, () -> false);
+  }
+
+  /**
+   * {@code count} free devices for {@code replica}, waiting up to {@code wait} for servers that
+   * hold them to exit (a replaced server's successor may be placed here while it still stops).
+   *
+   * @param cancelled polled while waiting: true gives up (the replica is stopped)
+   * @throws NoFreeGpus when fewer are free at the end, or the node has fewer in all, or it was
+   *     cancelled; nothing is taken then
+   */
+  public synchronized Lease acquire(int count, String replica, Duration wait,
+      BooleanSupplier cancelled) {
     if (count < 1) {
       throw new IllegalArgumentException("count: " + count + " (expected: >= 1)");
     }
     Objects.requireNonNull(replica, "replica");
-    List<String> free = new ArrayList<>();
-    for (String device : devices) {
-      if (!holders.containsKey(device)) {
-        free.add(device);
+    long deadline = System.nanoTime() + wait.toNanos();
+    List<String> free = free();
+    while (free.size() < count && count <= devices.size() && !cancelled.getAsBoolean()) {
+      long remaining = deadline - System.nanoTime();
+      if (remaining <= 0) {
+        break;
       }
+      try {
+        // woken by a release; the slice bounds how late a cancellation is seen
+        TimeUnit.NANOSECONDS.timedWait(this, Math.min(remaining, CANCEL_POLL_NANOS));
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        break;
+      }
+      free = free();
     }
     if (free.size() < count) {
       throw new NoFreeGpus(refusal(count, free.size()));
@@ -185,6 +214,7 @@ public final class GpuPool implements Extension {
 
   private synchronized void release(List<String> taken) {
     taken.forEach(holders::remove);
+    notifyAll();
   }
 
   /** Devices held by one server until {@link #release}. */

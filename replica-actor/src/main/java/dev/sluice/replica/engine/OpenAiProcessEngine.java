@@ -63,6 +63,8 @@ public final class OpenAiProcessEngine implements Engine {
   static final Duration SCRAPE_INTERVAL = Duration.ofSeconds(1);
   private static final Duration PROBE_INTERVAL = Duration.ofMillis(250);
   private static final Duration REQUEST_TIMEOUT = Duration.ofSeconds(5);
+  /** Beyond the stop grace, how long a start waits for a stopping server's GPUs. */
+  private static final Duration GPU_WAIT_MARGIN = Duration.ofSeconds(5);
 
   private static final Logger log = LoggerFactory.getLogger(OpenAiProcessEngine.class);
   private static final Logger OUTPUT = LoggerFactory.getLogger("sluice.engine.output");
@@ -234,8 +236,11 @@ public final class OpenAiProcessEngine implements Engine {
     long since = System.nanoTime();
     List<String> command = command();
     // Taken for this launch and given back once the server has exited (it holds GPU memory
-    // until then); too few free fails the start, saying who holds them.
-    GpuPool.Lease devices = config.numGpus() > 0 ? gpus.acquire(config.numGpus(), name) : null;
+    // until then). Too few free: waits as long as a stopping server on this node may take to
+    // exit (the controller may place a replacement as its predecessor stops), then fails the
+    // start, saying who holds them.
+    GpuPool.Lease devices = config.numGpus() > 0 ? gpus.acquire(config.numGpus(), name,
+        stopGrace.plus(GPU_WAIT_MARGIN), () -> stopped) : null;
     log.info("Engine {}: starting {} (port {}{})", name, command, port,
         devices == null ? "" : ", GPUs " + devices.visibleDevices());
     ChildProcess launched;

@@ -5,8 +5,13 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -44,6 +49,43 @@ class GpuPoolTest {
     assertThat(pool.free()).isEmpty();
     b.release();
     assertThat(pool.free()).containsExactly("1");
+  }
+
+  @Test
+  void aStartWaitsForAStoppingServersDevicesAndGetsThemOnceGivenBack() throws Exception {
+    GpuPool pool = new GpuPool(List.of("0"));
+    GpuPool.Lease stopping = pool.acquire(1, "old");
+    CompletableFuture<GpuPool.Lease> next = CompletableFuture.supplyAsync(
+        () -> pool.acquire(1, "new", Duration.ofSeconds(30), () -> false));
+
+    assertThatThrownBy(() -> next.get(300, TimeUnit.MILLISECONDS))
+        .as("still held: the start waits").isInstanceOf(TimeoutException.class);
+    stopping.release();
+
+    assertThat(next.get(10, TimeUnit.SECONDS).devices()).containsExactly("0");
+    assertThat(pool.free()).isEmpty();
+  }
+
+  @Test
+  void aWaitEndsInTheRefusalAtItsBoundOrWhenCancelledAndAtOnceWhenTheNodeHasTooFew() {
+    GpuPool pool = new GpuPool(List.of("0"));
+    pool.acquire(1, "held");
+    long start = System.nanoTime();
+
+    assertThatThrownBy(() -> pool.acquire(1, "late", Duration.ofMillis(200), () -> false))
+        .isInstanceOf(GpuPool.NoFreeGpus.class).hasMessageContaining("held by held");
+    assertThat(System.nanoTime() - start).isGreaterThanOrEqualTo(200_000_000L);
+    AtomicBoolean stopped = new AtomicBoolean();
+    CompletableFuture<GpuPool.Lease> cancelled = CompletableFuture.supplyAsync(
+        () -> pool.acquire(1, "stopped", Duration.ofMinutes(5), stopped::get));
+    stopped.set(true);
+    assertThatThrownBy(() -> cancelled.get(10, TimeUnit.SECONDS))
+        .hasCauseInstanceOf(GpuPool.NoFreeGpus.class);
+    long tooMany = System.nanoTime();
+    assertThatThrownBy(() -> pool.acquire(2, "big", Duration.ofMinutes(5), () -> false))
+        .hasMessageStartingWith("needs 2 GPUs (num_gpus), and 0 of this node's 1");
+    assertThat(System.nanoTime() - tooMany).as("no wait: two never fit here")
+        .isLessThan(Duration.ofMinutes(1).toNanos());
   }
 
   @Test
