@@ -180,7 +180,8 @@ public final class Controller extends AbstractBehavior<Controller.Command> {
 
   private Behavior<Command> onGetStatus(GetStatus get) {
     get.replyTo().tell(new StatusDocument(StatusReport.json(deployments.values(),
-        replicas.all(), replicas::serving, publisher.published(), replicas.nodes().size())));
+        replicas.all(), replicas::serving, publisher.published(), replicas.nodes().size(),
+        replicas.gpuReport())));
     return this;
   }
 

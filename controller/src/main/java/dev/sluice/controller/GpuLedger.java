@@ -1,5 +1,8 @@
 package dev.sluice.controller;
 
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.sluice.replica.NodeAgent;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -57,6 +60,31 @@ final class GpuLedger {
       }
     }
     return taken;
+  }
+
+  /**
+   * The GPUs offered and allocated (to the replicas the controller knows), in all and per node
+   * that offers some, for the status API: {@code {"offered": 4, "allocated": 2, "nodes": [{"node":
+   * ..., "offered": 2, "allocated": 2}, ...]}}.
+   */
+  ObjectNode report(Collection<ActorRef<NodeAgent.Command>> nodes,
+      Collection<ReplicaRecord> replicas, Function<ActorRef<NodeAgent.Command>, String> address) {
+    ObjectNode report = JsonNodeFactory.instance.objectNode();
+    ArrayNode rows = JsonNodeFactory.instance.arrayNode();
+    int offeredInAll = 0;
+    int allocatedInAll = 0;
+    for (ActorRef<NodeAgent.Command> node : nodes) {
+      Integer count = offered.get(node);
+      if (count != null && count > 0) {
+        int allocated = taken(node, replicas);
+        offeredInAll += count;
+        allocatedInAll += allocated;
+        rows.addObject().put("node", address.apply(node)).put("offered", count)
+            .put("allocated", allocated);
+      }
+    }
+    report.put("offered", offeredInAll).put("allocated", allocatedInAll).set("nodes", rows);
+    return report;
   }
 
   /**

@@ -1,5 +1,6 @@
 package dev.sluice.controller;
 
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.sluice.core.DeploymentId;
 import dev.sluice.core.ReplicaId;
 import dev.sluice.core.ReplicaInfo;
@@ -153,6 +154,11 @@ final class ReplicaTable {
     metrics.started(state.id);
     context.getLog().info("Starting replica {} on {}", id, address);
     return true;
+  }
+
+  /** The GPUs offered and allocated, in all and per node, for the status API. */
+  ObjectNode gpuReport() {
+    return gpus.report(nodes, replicas.values(), node -> address(node).toString());
   }
 
   /** Why no node takes a replica of {@code state} (it needs more GPUs than any has free). */

@@ -70,9 +70,10 @@ final class StatusReport {
 
   static String json(Collection<DeploymentState> deployments, Collection<ReplicaRecord> replicas,
       Predicate<ReplicaRecord> serving, Map<DeploymentId, ReplicaSet> published,
-      int replicaNodes) {
+      int replicaNodes, ObjectNode gpus) {
     ObjectNode root = JSON.createObjectNode();
     root.put("replica_nodes", replicaNodes);
+    root.set("gpus", gpus);  // offered by the replica nodes, allocated to replicas (GpuLedger)
     ArrayNode apps = root.putArray("applications");
     Map<String, ArrayNode> byApp = new LinkedHashMap<>();
     for (DeploymentState state : deployments) {

@@ -89,4 +89,15 @@ class GpuLedgerTest {
     assertThat(ledger.fitsInPlaceOf(placed(none, 0, ReplicaState.RUNNING), 1, replicas))
         .isFalse();
   }
+
+  @Test
+  void theReportCountsWhatEachNodeOffersAndWhatItsReplicasWereGiven() {
+    GpuLedger ledger = ledger();
+    placed(big, 2, ReplicaState.RUNNING);
+    placed(big, 1, ReplicaState.STARTING);
+
+    assertThat(ledger.report(List.of(big, none, silent), replicas, names::get).toString())
+        .isEqualTo("{\"offered\":3,\"allocated\":3,\"nodes\":[{\"node\":\"big\","
+            + "\"offered\":3,\"allocated\":3}]}");
+  }
 }

@@ -39,7 +39,8 @@ class StatusReportTest {
     assertThat(state.message).isEqualTo("2 of 4 replicas running, 2 on unreachable nodes");
 
     JsonNode deployment = new ObjectMapper().readTree(StatusReport.json(List.of(state), records,
-        serving, Map.of(), 2)).at("/applications/0/deployments/0");
+        serving, Map.of(), 2, new GpuLedger().report(List.of(), records, Object::toString)))
+        .at("/applications/0/deployments/0");
     assertThat(deployment.path("current_replicas").asInt()).isEqualTo(2);
     assertThat(deployment.path("replicas")).extracting(r -> r.path("serving").asBoolean())
         .containsExactly(true, false, true, false);

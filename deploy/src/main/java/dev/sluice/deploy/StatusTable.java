@@ -54,7 +54,20 @@ final class StatusTable {
     if (replicaRows.size() > 1) {
       out.append('\n').append(table(replicaRows));
     }
+    out.append(gpus(status.path("gpus")));
     return out.toString();
+  }
+
+  /** The replica nodes' GPUs, allocated of offered, when any node offers some. */
+  private static String gpus(JsonNode gpus) {
+    if (gpus.path("offered").asInt() == 0) {
+      return "";
+    }
+    List<String> perNode = new ArrayList<>();
+    gpus.path("nodes").forEach(node -> perNode.add(node.path("node").asText() + " "
+        + node.path("allocated").asInt() + " of " + node.path("offered").asInt()));
+    return "\nGPUs allocated: " + gpus.path("allocated").asInt() + " of "
+        + gpus.path("offered").asInt() + " (" + String.join(", ", perNode) + ")\n";
   }
 
   private static String table(List<String[]> rows) {

@@ -112,6 +112,11 @@ class GpuPlacementIT {
                 + ", none offered on " + without + " (sluice.replica.gpus)");
       });
       assertThat(visibleDevices()).containsExactlyInAnyOrder("0", "1");
+      assertThat(TestNodes.status(cluster.control).path("gpus").toString()).as("per node")
+          .isEqualTo("{\"offered\":2,\"allocated\":2,\"nodes\":[{\"node\":\"" + withGpus
+              + "\",\"offered\":2,\"allocated\":2}]}");
+      assertThat(StatusTable.render(TestNodes.status(cluster.control)))
+          .endsWith("GPUs allocated: 2 of 2 (" + withGpus + " 2 of 2)\n");
       assertThat(Counts.now().since(before)).as("the third is started nowhere: it waits")
           .isEqualTo(new Counts(2, 0));
     }
