@@ -25,10 +25,7 @@ import java.util.stream.Collectors;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
 import org.apache.pekko.actor.testkit.typed.javadsl.FishingOutcomes;
 import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
-import org.apache.pekko.cluster.typed.Cluster;
-import org.apache.pekko.cluster.typed.Join;
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -38,14 +35,7 @@ import org.junit.jupiter.api.Test;
  */
 class ControllerAdoptionIT {
 
-  private static final ActorTestKit testKit = ActorTestKit.create(ConfigFactory.parseString("""
-          pekko.actor.provider = cluster
-          pekko.remote.artery.canonical.port = 0
-          pekko.cluster.jmx.multi-mbeans-in-same-jvm = on
-          pekko.cluster.roles = [control, replica]
-          """)
-      .withFallback(ConfigFactory.parseResources("application-test-base.conf"))
-      .withFallback(ConfigFactory.load()));
+  private static final ActorTestKit testKit = OneNodeCluster.start("control", "replica");
 
   private static final ControllerSettings SETTINGS = ControllerSettings.fromConfig(
       ConfigFactory.parseString("""
@@ -59,11 +49,6 @@ class ControllerAdoptionIT {
           }
           """).withFallback(ConfigFactory.load()));
 
-  @BeforeAll
-  static void join() {
-    Cluster cluster = Cluster.get(testKit.system());
-    cluster.manager().tell(Join.create(cluster.selfMember().address()));
-  }
 
   @AfterAll
   static void stop() {

@@ -16,29 +16,14 @@ import java.util.Set;
 import java.util.stream.Collectors;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
 import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
-import org.apache.pekko.cluster.typed.Cluster;
-import org.apache.pekko.cluster.typed.Join;
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /** The controller with a real NodeAgent and real replica endpoints on loopback. */
 class ControllerIT {
 
-  /** A one-node cluster: the controller keeps its desired state in Distributed Data. */
-  private static final ActorTestKit testKit = ActorTestKit.create(ConfigFactory.parseString("""
-          pekko.actor.provider = cluster
-          pekko.remote.artery.canonical.port = 0
-          pekko.cluster.jmx.multi-mbeans-in-same-jvm = on
-          """)
-      .withFallback(ConfigFactory.parseResources("application-test-base.conf"))
-      .withFallback(ConfigFactory.load()));
+  private static final ActorTestKit testKit = OneNodeCluster.start();
 
-  @BeforeAll
-  static void join() {
-    Cluster cluster = Cluster.get(testKit.system());
-    cluster.manager().tell(Join.create(cluster.selfMember().address()));
-  }
 
   @AfterAll
   static void stop() {

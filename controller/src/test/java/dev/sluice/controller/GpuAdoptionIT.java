@@ -23,10 +23,7 @@ import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
 import org.apache.pekko.actor.testkit.typed.javadsl.FishingOutcomes;
 import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
 import org.apache.pekko.actor.typed.receptionist.Receptionist;
-import org.apache.pekko.cluster.typed.Cluster;
-import org.apache.pekko.cluster.typed.Join;
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -37,14 +34,7 @@ import org.junit.jupiter.api.Test;
  */
 class GpuAdoptionIT {
 
-  private static final ActorTestKit testKit = ActorTestKit.create(ConfigFactory.parseString("""
-          pekko.actor.provider = cluster
-          pekko.remote.artery.canonical.port = 0
-          pekko.cluster.jmx.multi-mbeans-in-same-jvm = on
-          pekko.cluster.roles = [control, replica]
-          """)
-      .withFallback(ConfigFactory.parseResources("application-test-base.conf"))
-      .withFallback(ConfigFactory.load()));
+  private static final ActorTestKit testKit = OneNodeCluster.start("control", "replica");
 
   private static final ControllerSettings SETTINGS = ControllerSettings.fromConfig(
       ConfigFactory.parseString("sluice.controller.reconcile-interval = 100ms")
@@ -52,11 +42,6 @@ class GpuAdoptionIT {
 
   private static final ObjectMapper JSON = new ObjectMapper();
 
-  @BeforeAll
-  static void join() {
-    Cluster cluster = Cluster.get(testKit.system());
-    cluster.manager().tell(Join.create(cluster.selfMember().address()));
-  }
 
   @AfterAll
   static void stop() {

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.typesafe.config.ConfigFactory;
 import dev.sluice.controller.Controller;
 import dev.sluice.controller.ControllerSettings;
+import dev.sluice.controller.OneNodeCluster;
 import dev.sluice.core.cluster.SingletonWatch;
 import dev.sluice.core.testing.Await;
 import java.net.URI;
@@ -17,8 +18,6 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
-import org.apache.pekko.cluster.typed.Cluster;
-import org.apache.pekko.cluster.typed.Join;
 import org.apache.pekko.http.javadsl.ServerBinding;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -33,14 +32,7 @@ import org.junit.jupiter.api.Test;
 class ControllerApiWritesIT {
 
   private static final int PORT = 18951;
-  private static final ActorTestKit testKit = ActorTestKit.create(ConfigFactory.parseString("""
-          pekko.actor.provider = cluster
-          pekko.remote.artery.canonical.port = 0
-          pekko.cluster.roles = [control]
-          pekko.cluster.jmx.multi-mbeans-in-same-jvm = on
-          """)
-      .withFallback(ConfigFactory.parseResources("application-test-base.conf"))
-      .withFallback(ConfigFactory.load()));
+  private static final ActorTestKit testKit = OneNodeCluster.start("control");
   private static final HttpClient HTTP = HttpClient.newHttpClient();
   /** Whether the stand-in answers status reads, and whether it confirms writes. */
   private static final AtomicBoolean reads = new AtomicBoolean();
@@ -51,8 +43,6 @@ class ControllerApiWritesIT {
 
   @BeforeAll
   static void start() throws Exception {
-    Cluster cluster = Cluster.get(testKit.system());
-    cluster.manager().tell(Join.create(cluster.selfMember().address()));
     Await.until(Duration.ofSeconds(10), "this node up as the control node",
         () -> SingletonWatch.get(testKit.system()).unavailable().isEmpty());
     ActorRef<Controller.Command> controller = testKit.spawn(Behaviors.receiveMessage(command -> {
