@@ -20,9 +20,9 @@ import org.apache.pekko.actor.typed.javadsl.ActorContext;
 
 /**
  * The replicas the controller manages and what it does to them: start one where
- * {@link Placement} says (counting each node's failed starts and free GPUs), drain one (out of the published
- * set first, told to drain a {@code drain-delay} later), publish a deployment's set (its running
- * replicas on reachable nodes). Owned by the controller actor.
+ * {@link Placement} says (counting each node's failed starts and free GPUs), drain one (out of
+ * the published set first, told to drain a {@code drain-delay} later), publish a deployment's set
+ * (its running replicas on reachable nodes). Owned by the controller actor.
  */
 final class ReplicaTable {
 

@@ -86,7 +86,8 @@ class GpuAdoptionIT {
       JsonNode now = JSON.readTree(status.receiveMessage().json()).path("applications").get(0)
           .path("deployments").get(0);
       assertThat(now.path("message").asText()).endsWith("waiting for GPUs: each replica needs "
-          + "1 (num_gpus); 0 of 2 free on " + testKit.system().address() + " (sluice.replica.gpus)");
+          + "1 (num_gpus); 0 of 2 free on " + testKit.system().address()
+          + " (sluice.replica.gpus)");
       return now;
     });
     assertThat(deployment.path("replicas")).hasSize(2);

@@ -17,7 +17,8 @@ class StatusTableTest {
   /** The same with the nodes' GPUs as {@code offered}. */
   private static String status(String gpus, String offered) {
     return """
-        {"gpus": %s, "applications": [{"name": "llm", "deployed_app_config": {"request_router_kwargs":
+        {"gpus": %s,
+         "applications": [{"name": "llm", "deployed_app_config": {"request_router_kwargs":
           {"gpus": [7]}}, "deployments": [{"name": "ext", "status": "HEALTHY",
           "target_replicas": 1, "replicas_by_state": {"RUNNING": 1}, "message": "",
           "replicas": [{"replica_id": "llm#ext#a", "node": "pekko://sluice@h:1",
