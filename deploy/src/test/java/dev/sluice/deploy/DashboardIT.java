@@ -28,6 +28,7 @@ import org.junit.jupiter.api.Test;
 import org.openqa.selenium.By;
 import org.openqa.selenium.JavascriptExecutor;
 import org.openqa.selenium.OutputType;
+import org.openqa.selenium.StaleElementReferenceException;
 import org.openqa.selenium.TakesScreenshot;
 import org.openqa.selenium.WebDriver;
 import org.openqa.selenium.chrome.ChromeDriver;
@@ -162,9 +163,17 @@ class DashboardIT {
     WebDriver driver = browser();
     try {
       driver.get("http://127.0.0.1:" + gpuNode.apiPort().orElseThrow() + "/");
-      new WebDriverWait(driver, Duration.ofSeconds(20)).until(d -> rows(d) == 1);
-      assertThat(driver.findElement(By.cssSelector("#replicas tbody tr")).getText())
-          .contains("RUNNING").contains("GPU-5e1f");
+      // its row appears while it starts; the GPUs are known once its server runs (the table is
+      // drawn anew every second: a row read as it is replaced is read again)
+      String row = new WebDriverWait(driver, Duration.ofSeconds(30))
+          .ignoring(StaleElementReferenceException.class).until(d -> {
+            if (rows(d) != 1) {
+              return null;
+            }
+            String text = d.findElement(By.cssSelector("#replicas tbody tr")).getText();
+            return text.contains("RUNNING") ? text : null;
+          });
+      assertThat(row).contains("GPU-5e1f");
     } finally {
       driver.quit();
       gpuNode.close();
