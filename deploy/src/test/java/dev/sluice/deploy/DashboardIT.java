@@ -31,6 +31,7 @@ import org.openqa.selenium.OutputType;
 import org.openqa.selenium.StaleElementReferenceException;
 import org.openqa.selenium.TakesScreenshot;
 import org.openqa.selenium.WebDriver;
+import org.openqa.selenium.WebElement;
 import org.openqa.selenium.chrome.ChromeDriver;
 import org.openqa.selenium.chrome.ChromeDriverService;
 import org.openqa.selenium.chrome.ChromeOptions;
@@ -157,27 +158,33 @@ class DashboardIT {
   }
 
   @Test
-  void aReplicaRowNamesTheGpusItsServerHolds() throws Exception {
+  void aReplicaRowNamesTheGpusItsServerHoldsAndTheNodesRowItsGpusAllocated() throws Exception {
     SluiceNode gpuNode = TestNodes.local(GpuPlacementIT.app(1), ConfigFactory.parseString(
         "sluice.replica.gpus = \"GPU-5e1f\""));
     WebDriver driver = browser();
     try {
       driver.get("http://127.0.0.1:" + gpuNode.apiPort().orElseThrow() + "/");
-      // its row appears while it starts; the GPUs are known once its server runs (the table is
-      // drawn anew every second: a row read as it is replaced is read again)
-      String row = new WebDriverWait(driver, Duration.ofSeconds(30))
-          .ignoring(StaleElementReferenceException.class).until(d -> {
-            if (rows(d) != 1) {
-              return null;
-            }
-            String text = d.findElement(By.cssSelector("#replicas tbody tr")).getText();
-            return text.contains("RUNNING") ? text : null;
-          });
-      assertThat(row).contains("GPU-5e1f");
+      // its row appears while it starts; the GPUs are known once its server runs
+      assertThat(firstRow(driver, "#replicas", "RUNNING")).contains("GPU-5e1f");
+      assertThat(firstRow(driver, "#members", "allocated"))
+          .contains(gpuNode.system().address().toString()).endsWith("1 of 1 allocated");
     } finally {
       driver.quit();
       gpuNode.close();
     }
+  }
+
+  /**
+   * The text of the first row of {@code table} once it contains {@code word} (the tables are
+   * drawn anew every second: a row read as it is replaced is read again).
+   */
+  private static String firstRow(WebDriver driver, String table, String word) {
+    return new WebDriverWait(driver, Duration.ofSeconds(30))
+        .ignoring(StaleElementReferenceException.class).until(d -> {
+          List<WebElement> rows = d.findElements(By.cssSelector(table + " tbody tr"));
+          String text = rows.isEmpty() ? "" : rows.get(0).getText();
+          return text.contains(word) ? text : null;
+        });
   }
 
   @Test

@@ -142,6 +142,9 @@ public final class DashboardFeed implements AutoCloseable {
     root.put("at", now);
     root.put("self", system.address().toString());
     root.set("cluster", ClusterReport.tree(Cluster.get(system).state(), system.address()));
+    // the replica nodes' GPUs as the controller allocates them (the members table shows them)
+    root.set("gpus", status != null && status.has("gpus") ? status.get("gpus")
+        : JSON.createObjectNode());
     ArrayNode apps = root.putArray("applications");
     if (status != null && status.has("applications")) {
       for (JsonNode app : status.get("applications")) {

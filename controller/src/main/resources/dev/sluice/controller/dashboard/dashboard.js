@@ -296,7 +296,7 @@
 
     setHtml($('ingress-rejections'), rejections(obj(snap.rejections_per_s)));
     lastApps = arr(snap.applications).map(obj);
-    renderMembers(obj(snap.cluster), str(snap.self));
+    renderMembers(obj(snap.cluster), str(snap.self), obj(snap.gpus));
     renderDeployments();
     renderReplicas(lastApps);
     renderActors(arr(snap.actors));
@@ -304,8 +304,9 @@
 
   // ---------------------------------------------------------------- cluster
 
-  function renderMembers(cluster, self) {
+  function renderMembers(cluster, self, gpus) {
     const leader = str(cluster.leader);
+    const gpusByNode = new Map(arr(gpus.nodes).map(obj).map((n) => [str(n.node), n]));
     const rows = arr(cluster.members).map(obj).map((m) => {
       const address = str(m.address);
       const tags = (address && address === self ? ' <span class="tag">this node</span>' : '') +
@@ -315,9 +316,9 @@
       return `<tr${m.reachable === false ? ' class="unreachable"' : ''}>` +
         `<td class="addr">${text(address)}${tags}</td>` +
         `<td>${arr(m.roles).map(esc).join(', ') || '—'}</td>` +
-        `<td>${badge(m.status)}</td><td>${reachable}</td></tr>`;
+        `<td>${badge(m.status)}</td><td>${reachable}</td><td>${memberGpus(gpusByNode.get(address))}</td></tr>`;
     });
-    if (rows.length === 0) rows.push('<tr><td colspan="4" class="empty">No members.</td></tr>');
+    if (rows.length === 0) rows.push('<tr><td colspan="5" class="empty">No members.</td></tr>');
     setHtml($('members').tBodies[0], rows.join(''));
 
     const singletons = obj(cluster.singletons);
@@ -327,6 +328,12 @@
     });
     items.push(`<dt>unreachable</dt><dd>${fmtInt(cluster.unreachable)}</dd>`);
     setHtml($('singletons'), items.join(''));
+  }
+
+  /** "allocated of offered" for a replica node that offers GPUs; "—" for any other member. */
+  function memberGpus(node) {
+    if (!node || !isNum(node.offered)) return '—';
+    return `${fmtInt(node.allocated)} of ${fmtInt(node.offered)} allocated`;
   }
 
   // ---------------------------------------------------------------- deployments & scaling
