@@ -1,5 +1,6 @@
 package dev.sluice.controller;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import dev.sluice.core.DeploymentId;
 import dev.sluice.core.ReplicaState;
 import dev.sluice.core.metrics.SluiceMetrics;
@@ -16,7 +17,8 @@ import java.util.Set;
  * The controller's metrics, labelled by deployment ({@code app#deployment}, as everywhere):
  * replicas by state,
  * target replicas, replica starts, stops and replacements, scaling decisions, and how long a
- * reconcile pass takes. Gauges of deployments that were removed are dropped.
+ * reconcile pass takes; and the GPUs each replica node offers and how many are allocated. Gauges
+ * of deployments that were removed, and of nodes that left, are dropped.
  */
 final class ControllerMetrics {
 
@@ -30,7 +32,9 @@ final class ControllerMetrics {
   private final Counter replacements;
   private final Counter scaling;
   private final Histogram reconcile;
+  private final Gauge gpus;
   private Set<String> shown = new HashSet<>();
+  private Set<String> gpuNodes = new HashSet<>();
 
   ControllerMetrics(SluiceMetrics metrics) {
     this.replicasByState = metrics.gauge("controller_replicas",
@@ -52,6 +56,9 @@ final class ControllerMetrics {
     this.reconcile = metrics.histogram("controller_reconcile_seconds",
         "Time one reconcile pass (desired vs actual, over every deployment) took.",
         RECONCILE_SECONDS);
+    this.gpus = metrics.gauge("controller_gpus",
+        "GPUs a replica node offers (state offered) and those allocated to replicas there.",
+        "node", "state");
   }
 
   static String label(DeploymentId id) {
@@ -74,18 +81,34 @@ final class ControllerMetrics {
     scaling.labelValues(label(id), to > from ? "up" : "down").inc();
   }
 
-  /** Drops the per-deployment gauges (this controller stopped; the next one reports them). */
+  /** Drops every gauge (this controller stopped; the next one reports them). */
   void forget() {
-    for (String gone : shown) {
-      target.remove(gone);
-      for (ReplicaState s : ReplicaState.values()) {
-        replicasByState.remove(gone, s.name());
-      }
-    }
+    dropDeployments(shown);
     shown = new HashSet<>();
+    dropNodes(gpuNodes);
+    gpuNodes = new HashSet<>();
   }
 
-  /** After a reconcile pass: its time, and every deployment's replicas by state and target. */
+  private void dropDeployments(Set<String> gone) {
+    for (String deployment : gone) {
+      target.remove(deployment);
+      for (ReplicaState s : ReplicaState.values()) {
+        replicasByState.remove(deployment, s.name());
+      }
+    }
+  }
+
+  private void dropNodes(Set<String> gone) {
+    for (String node : gone) {
+      gpus.remove(node, "offered");
+      gpus.remove(node, "allocated");
+    }
+  }
+
+  /**
+   * After a reconcile pass: its time, every deployment's replicas by state and target, and the
+   * nodes' GPUs.
+   */
   void reconciled(long nanos, Collection<DeploymentState> deployments, ReplicaTable replicas) {
     reconcile.labelValues().observe(nanos / 1e9);
     Set<String> now = new HashSet<>();
@@ -101,7 +124,17 @@ final class ControllerMetrics {
       target.labelValues(deployment).set(state.target());
     }
     shown.removeAll(now);
-    forget();
+    dropDeployments(shown);
     shown = now;
+    Set<String> nodes = new HashSet<>();
+    for (JsonNode node : replicas.gpuReport().path("nodes")) {
+      String address = node.path("node").asText();
+      nodes.add(address);
+      gpus.labelValues(address, "offered").set(node.path("offered").asInt());
+      gpus.labelValues(address, "allocated").set(node.path("allocated").asInt());
+    }
+    gpuNodes.removeAll(nodes);
+    dropNodes(gpuNodes);
+    gpuNodes = nodes;
   }
 }

@@ -49,6 +49,14 @@ class GpuPlacementIT {
     return devices;
   }
 
+  /** This JVM's metrics, which every node in it shares. */
+  private static Exposition metrics() throws Exception {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    ExpositionFormats.init().getPrometheusTextFormatWriter()
+        .write(out, SluiceMetrics.global().registry().scrape());
+    return Exposition.parse(out.toString(StandardCharsets.UTF_8));
+  }
+
   /**
    * The controllers' replica starts and replacements of the deployment so far: this JVM's
    * registry, which every node in it shares (take one before the cluster starts).
@@ -56,10 +64,7 @@ class GpuPlacementIT {
   private record Counts(double starts, double replacements) {
 
     static Counts now() throws Exception {
-      ByteArrayOutputStream out = new ByteArrayOutputStream();
-      ExpositionFormats.init().getPrometheusTextFormatWriter()
-          .write(out, SluiceMetrics.global().registry().scrape());
-      Exposition metrics = Exposition.parse(out.toString(StandardCharsets.UTF_8));
+      Exposition metrics = metrics();
       return new Counts(
           metrics.sum("sluice_controller_replica_starts_total", "deployment", "llm#ext"),
           metrics.sum("sluice_controller_replica_replacements_total", "deployment", "llm#ext"));
@@ -117,6 +122,14 @@ class GpuPlacementIT {
               + "\",\"offered\":2,\"allocated\":2}]}");
       assertThat(StatusTable.render(TestNodes.status(cluster.control)))
           .endsWith("GPUs allocated: 2 of 2 (" + withGpus + " 2 of 2)\n");
+      Exposition metrics = metrics();
+      assertThat(metrics.sum("sluice_controller_gpus", "node", withGpus, "state", "allocated"))
+          .isEqualTo(2);
+      assertThat(metrics.sum("sluice_controller_gpus", "node", withGpus, "state", "offered"))
+          .isEqualTo(2);
+      assertThat(metrics.samples()).as("a node that offers none has no series").noneMatch(
+          sample -> sample.name().equals("sluice_controller_gpus")
+              && without.equals(sample.labels().get("node")));
       assertThat(Counts.now().since(before)).as("the third is started nowhere: it waits")
           .isEqualTo(new Counts(2, 0));
     }
