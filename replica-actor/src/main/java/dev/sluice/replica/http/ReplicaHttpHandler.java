@@ -40,10 +40,12 @@ import scala.concurrent.ExecutionContextExecutor;
 
 /**
  * The replica's own OpenAI endpoint: {@code POST /v1/chat/completions}, {@code POST
- * /v1/completions}, {@code GET /v1/models}, {@code GET /-/healthz}, {@code GET /-/stats}. Takes a
+ * /v1/completions}, {@code GET /v1/models}, {@code GET /-/healthz} (also as vLLM's {@code
+ * /health}, so that {@code sluice engine-sim} answers an {@code openai-process} engine's default
+ * health path), {@code GET /-/stats}. Takes a
  * slot before reading the body; frees it when the answer ends, fails or the client goes away.
- * With a cluster token set ({@code sluice.core.cluster-token}), every route but {@code
- * /-/healthz} needs it: clients reach replicas through an ingress, never around it.
+ * With a cluster token set ({@code sluice.core.cluster-token}), every route but the health path
+ * needs it: clients reach replicas through an ingress, never around it.
  */
 public final class ReplicaHttpHandler
     implements org.apache.pekko.japi.function.Function<HttpRequest, CompletionStage<HttpResponse>> {
@@ -139,12 +141,12 @@ public final class ReplicaHttpHandler
     String path = request.getUri().path();
     boolean post = request.method().equals(HttpMethods.POST);
     boolean get = request.method().equals(HttpMethods.GET);
-    boolean probe = get && (path.equals("/-/healthz") || path.equals("/-/stats")
+    boolean probe = get && (health(path) || path.equals("/-/stats")
         || path.equals(ENGINE_METRICS));
     if (!probe) {
       counters.requests.increment();
     }
-    if (!(get && path.equals("/-/healthz")) && !clusterToken.admits(
+    if (!(get && health(path)) && !clusterToken.admits(
         request.getHeader("authorization").map(HttpHeader::value).orElse(null))) {
       request.discardEntityBytes(materializer);
       return done(json(401, ClusterToken.refusalJson())
@@ -167,7 +169,7 @@ public final class ReplicaHttpHandler
     if (get && path.equals("/v1/models")) {
       return done(json(200, ModelList.json(List.of(settings.modelId()))));
     }
-    if (get && path.equals("/-/healthz")) {
+    if (get && health(path)) {
       if (draining) {
         return done(json(503, "{\"status\":\"draining\"}"));
       }
@@ -195,13 +197,18 @@ public final class ReplicaHttpHandler
             .addHeader(RawHeader.create("Allow", allow)));
   }
 
+  /** The health path: Sluice's own, or vLLM's (an {@code openai-process} engine's default). */
+  private static boolean health(String path) {
+    return path.equals("/-/healthz") || path.equals("/health");
+  }
+
   /** The methods a path takes ({@code Allow} of a 405; HEAD is GET), or null for none. */
   private static String allowedMethods(String path) {
     if (path.equals("/v1/chat/completions") || path.equals("/v1/completions")
         || path.equals(RESERVATIONS) || path.equals(SIM_FAULT)) {
       return "POST";
     }
-    if (path.equals("/v1/models") || path.equals("/-/healthz") || path.equals("/-/stats")
+    if (path.equals("/v1/models") || health(path) || path.equals("/-/stats")
         || path.equals(ENGINE_METRICS)) {
       return "GET, HEAD";
     }

@@ -216,6 +216,10 @@ class ReplicaEndpointIT {
         HttpResponse.BodyHandlers.ofString());
     assertThat(head.statusCode()).isEqualTo(200);
     assertThat(head.body()).isEmpty();
+    HttpResponse<String> vllmHealth = client.send(HttpRequest.newBuilder(
+        URI.create(base + "/health")).GET().build(), HttpResponse.BodyHandlers.ofString());
+    assertThat(vllmHealth.statusCode()).as("vLLM's health path too").isEqualTo(200);
+    assertThat(vllmHealth.body()).isEqualTo("{\"status\":\"ok\"}");
     HttpResponse<String> get = client.send(HttpRequest.newBuilder(
         URI.create(base + "/v1/completions")).GET().build(), HttpResponse.BodyHandlers.ofString());
     assertError(get, 405, "method_not_allowed", null);
