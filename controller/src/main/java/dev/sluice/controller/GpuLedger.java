@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.function.Function;
+import java.util.function.Predicate;
 import org.apache.pekko.actor.typed.ActorRef;
 
 /**
@@ -45,11 +46,16 @@ final class GpuLedger {
     return count != null && count - taken(node, replicas) >= need;
   }
 
-  /** Whether it would fit on {@code leaving}'s node once {@code leaving} is gone. */
-  boolean fitsInPlaceOf(ReplicaRecord leaving, int need, Collection<ReplicaRecord> replicas) {
-    Integer count = offered.get(leaving.node);
+  /**
+   * Whether a replica needing {@code need} GPUs would fit on {@code node} once the replicas
+   * there that are {@code leaving} are gone (a rolling update's old ones: for a server that needs
+   * more GPUs than the old one, several may have to go).
+   */
+  boolean fitsWithout(ActorRef<NodeAgent.Command> node, int need,
+      Collection<ReplicaRecord> replicas, Predicate<ReplicaRecord> leaving) {
+    Integer count = offered.get(node);
     return need > 0 && count != null
-        && count - taken(leaving.node, replicas) + leaving.gpusNeeded >= need;
+        && count - taken(node, replicas.stream().filter(leaving.negate()).toList()) >= need;
   }
 
   private static int taken(ActorRef<NodeAgent.Command> node, Collection<ReplicaRecord> replicas) {

@@ -14,6 +14,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Predicate;
 import org.apache.pekko.actor.Address;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.javadsl.ActorContext;
@@ -168,10 +169,11 @@ final class ReplicaTable {
   }
 
   /**
-   * A rolling update that cannot place a new replica for want of GPUs drains an old one whose
-   * GPUs would make room for it, so that they go to the new version (Ray Serve stops an old
-   * replica before it starts the new one); one at a time, while nothing of the deployment is
-   * starting or draining. The count running drops below the target meanwhile.
+   * A rolling update that cannot place a new replica for want of GPUs drains an old one on a
+   * node where the old ones' GPUs would make room for it, so that they go to the new version
+   * (Ray Serve stops an old replica before it starts the new one); one at a time, while nothing
+   * of the deployment is starting or draining. The count running drops below the target
+   * meanwhile (by more than one while a new server needs the GPUs of several old ones).
    */
   void makeRoom(DeploymentState state) {
     List<ReplicaRecord> mine = of(state.id);
@@ -180,10 +182,13 @@ final class ReplicaTable {
       return;
     }
     int need = state.llm.engine().numGpus();
-    mine.stream().filter(record -> record.isLive() && !record.specVersion.equals(state.version)
-            && gpus.fitsInPlaceOf(record, need, replicas.values()))
+    Predicate<ReplicaRecord> old = record -> record.isLive()
+        && record.info.id().deploymentId().equals(state.id)
+        && !record.specVersion.equals(state.version);
+    mine.stream().filter(old)
+        .filter(record -> gpus.fitsWithout(record.node, need, replicas.values(), old))
         .min(Rollout.DRAIN_ORDER)
-        .ifPresent(old -> drain(old, Optional.of(state)));
+        .ifPresent(record -> drain(record, Optional.of(state)));
   }
 
   private Address address(ActorRef<NodeAgent.Command> node) {

@@ -79,15 +79,17 @@ class GpuLedgerTest {
   }
 
   @Test
-  void anOldReplicaMakesRoomOnlyWhereItsGpusWouldLetTheNewOneFit() {
+  void oldReplicasMakeRoomOnlyWhereTheirGpusWouldLetTheNewOneFit() {
     GpuLedger ledger = ledger();
     ReplicaRecord one = placed(big, 1, ReplicaState.RUNNING);
-    placed(big, 2, ReplicaState.RUNNING);
+    ReplicaRecord two = placed(big, 2, ReplicaState.RUNNING);
 
-    assertThat(ledger.fitsInPlaceOf(one, 1, replicas)).isTrue();
-    assertThat(ledger.fitsInPlaceOf(one, 2, replicas)).as("1 of 3 would be free").isFalse();
-    assertThat(ledger.fitsInPlaceOf(placed(none, 0, ReplicaState.RUNNING), 1, replicas))
+    assertThat(ledger.fitsWithout(big, 1, replicas, one::equals)).isTrue();
+    assertThat(ledger.fitsWithout(big, 2, replicas, one::equals)).as("1 of 3 would be free")
         .isFalse();
+    assertThat(ledger.fitsWithout(big, 3, replicas, r -> r == one || r == two))
+        .as("once both are gone").isTrue();
+    assertThat(ledger.fitsWithout(none, 1, replicas, r -> true)).isFalse();
   }
 
   @Test

@@ -164,6 +164,31 @@ class GpuPlacementIT {
     }
   }
 
+  @Test
+  void anUpdateToServersOfMoreGpusDrainsAsManyOldOnesAsOneNewOneNeeds() throws Exception {
+    try (TestCluster cluster = TestCluster.start(app(), List.of(
+        ConfigFactory.parseString("sluice.replica.gpus = \"0,1\"")), ConfigFactory.empty())) {
+      cluster.awaitRunning("llm", "ext", 2, Duration.ofSeconds(90));
+      String wider = app().replace("num_gpus: 1", "num_gpus: 2");
+      assertThat(wider).contains("num_gpus: 2").contains("num_replicas: 2");
+
+      assertThat(TestNodes.api(cluster.api(), "PUT", "/api/applications", wider,
+          "application/yaml").statusCode()).isEqualTo(200);
+
+      // the new server needs the GPUs of both old ones: both go, then it starts; the second new
+      // one has no room on this node and waits
+      Await.untilOk(Duration.ofSeconds(120), "one server with both GPUs, the other waiting",
+          () -> {
+            JsonNode status = cluster.deployment("llm", "ext");
+            return status.path("current_replicas").asInt() == 1
+                && status.path("replicas").size() == 1
+                && status.path("message").asText().contains("waiting for GPUs: each replica "
+                    + "needs 2 (num_gpus); 0 of 2 free")
+                && visibleDevices().equals(List.of("0,1"));
+          });
+    }
+  }
+
   private static List<String> replicaIds(TestCluster cluster) throws Exception {
     List<String> ids = new ArrayList<>();
     cluster.deployment("llm", "ext").path("replicas")
