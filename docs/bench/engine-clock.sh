@@ -7,7 +7,7 @@
 set -euo pipefail
 jars=("$@"); [ ${#jars[@]} -gt 0 ] || jars=(deploy/target/sluice.jar)
 work="$(mktemp -d)"; engine_pid=""
-cleanup() { [ -n "$engine_pid" ] && kill "$engine_pid" 2>/dev/null && wait "$engine_pid" 2>/dev/null
+cleanup() { set +e; [ -n "$engine_pid" ] && kill "$engine_pid" 2>/dev/null && wait "$engine_pid" 2>/dev/null
   rm -rf "$work"; }
 trap cleanup EXIT
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()')

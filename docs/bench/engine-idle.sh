@@ -18,7 +18,7 @@ if [ "$(nproc --all)" -ge 2 ] && command -v taskset > /dev/null; then
 fi
 engine_pid=""
 log="$(mktemp)"
-cleanup() { [ -n "$engine_pid" ] && kill "$engine_pid" 2>/dev/null && wait "$engine_pid" 2>/dev/null
+cleanup() { set +e; [ -n "$engine_pid" ] && kill "$engine_pid" 2>/dev/null && wait "$engine_pid" 2>/dev/null
   rm -f "$log"; }
 trap cleanup EXIT
 for round in $(seq 1 "${ROUNDS:-2}"); do

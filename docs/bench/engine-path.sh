@@ -29,6 +29,7 @@ tokens="${TOKENS:-64}"
 warmup="${WARMUP:-200}"
 rounds="${ROUNDS:-4}"
 out="${OUT:-docs/bench}"
+mkdir -p "$out"
 java_bin="$(command -v java)"
 proxy_cpu=(); client_cpu=()
 case "${PIN:-off}" in
@@ -43,7 +44,10 @@ esac
 work="$(mktemp -d)"
 node_pid=""
 haproxy_pid=""
-cleanup() { [ -n "${capture_pid:-}" ] && kill "$capture_pid" 2>/dev/null
+# Every step on its own: under set -e, a killed process's non-zero wait at the end of an &&
+# list would end the trap there and leave the next process running.
+cleanup() { set +e
+  [ -n "${capture_pid:-}" ] && kill "$capture_pid" 2>/dev/null
   [ -n "$node_pid" ] && kill "$node_pid" 2>/dev/null && wait "$node_pid" 2>/dev/null
   [ -n "$haproxy_pid" ] && kill "$haproxy_pid" 2>/dev/null && wait "$haproxy_pid" 2>/dev/null
   rm -rf "$work"; }
