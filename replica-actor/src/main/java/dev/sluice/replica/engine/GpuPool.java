@@ -38,6 +38,8 @@ public final class GpuPool implements Extension {
   /** A node that offers no GPU. */
   public static final GpuPool NONE = new GpuPool(List.of());
 
+  private static final org.slf4j.Logger LOG = LoggerFactory.getLogger(GpuPool.class);
+
   /** The setting's word for "what this machine has" (its default). */
   public static final String AUTO = "auto";
   private static final Pattern NVIDIA_DEVICE = Pattern.compile("nvidia[0-9]+");
@@ -52,7 +54,7 @@ public final class GpuPool implements Extension {
       GpuPool pool = parse(system.settings().config().getString(SETTING), System.getenv(),
           Path.of("/dev"));
       if (!pool.devices.isEmpty()) {
-        LoggerFactory.getLogger(GpuPool.class).info("Replica node GPUs ({}): {}", SETTING,
+        LOG.info("Replica node GPUs ({}): {}", SETTING,
             String.join(",", pool.devices));
       }
       return pool;
@@ -173,6 +175,10 @@ public final class GpuPool implements Extension {
     Objects.requireNonNull(replica, "replica");
     long deadline = System.nanoTime() + wait.toNanos();
     List<String> free = free();
+    if (free.size() < count && count <= devices.size() && !wait.isZero()) {
+      LOG.info("Replica {} waits up to {} s for a stopping server's GPUs: {}", replica,
+          wait.toSeconds(), refusal(count, free.size()));
+    }
     while (free.size() < count && count <= devices.size() && !cancelled.getAsBoolean()) {
       long remaining = deadline - System.nanoTime();
       if (remaining <= 0) {
