@@ -122,15 +122,16 @@ class HaproxyDataPlaneIT {
    * HAProxy's default holds a response's small writes back for more (MSG_MORE, Nagle's
    * algorithm): a streamed answer then leaves in 16 KiB lumps or after about 200 ms, not as its
    * tokens come. The generated config turns that off, as Ray does. 500 tokens at 1 ms each
-   * (about 75 KiB) take about as many reads through HAProxy as from the replica itself (at least half); held
-   * back, they came in 3 reads where the replica needed 17.
+   * (about 75 KiB) take as many reads through HAProxy as from the replica itself, give or take
+   * how the two reads' timing falls (241 against 485 in one CI run; at least a quarter here);
+   * held back, they came in 3 reads where the replica needed 17.
    */
   @Test
   void tokensLeaveHaproxyAsTheyArrive() throws Exception {
     int direct = readsOfALongAnswer(replicas(node).get(0).port());
     int viaHaproxy = readsOfALongAnswer(ROUTED_PORT);
     assertThat(direct).as("reads of the answer from the replica itself").isGreaterThan(8);
-    assertThat(viaHaproxy * 2).as("reads through HAProxy (x2) against the replica's %d", direct)
+    assertThat(viaHaproxy * 4).as("reads through HAProxy (x4) against the replica's %d", direct)
         .isGreaterThanOrEqualTo(direct);
   }
 
