@@ -54,8 +54,7 @@ public final class GpuPool implements Extension {
       GpuPool pool = parse(system.settings().config().getString(SETTING), System.getenv(),
           Path.of("/dev"));
       if (!pool.devices.isEmpty()) {
-        LOG.info("Replica node GPUs ({}): {}", SETTING,
-            String.join(",", pool.devices));
+        LOG.info("Replica node GPUs ({}): {}", SETTING, String.join(",", pool.devices));
       }
       return pool;
     }
