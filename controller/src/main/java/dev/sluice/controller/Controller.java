@@ -250,8 +250,13 @@ public final class Controller extends AbstractBehavior<Controller.Command> {
 
   // ---- adoption: what the replica nodes already run, before anything is started or stopped
 
+  /** Asks the replica nodes not asked yet, or not answering in time, what they run. */
   private void askNodes() {
-    for (ActorRef<NodeAgent.Command> node : adoption.toAsk(replicas.nodes())) {
+    if (!loaded) {
+      return;
+    }
+    for (ActorRef<NodeAgent.Command> node : adoption.toAsk(replicas.nodes(), System.nanoTime(),
+        settings.adoptionTimeout().toNanos())) {
       node.tell(new NodeAgent.Adopt(statusAdapter, adoptedAdapter));
     }
   }
@@ -367,9 +372,7 @@ public final class Controller extends AbstractBehavior<Controller.Command> {
   private Behavior<Command> onNodesChanged(NodesChanged changed) {
     replicas.nodes(changed.listing().getServiceInstances(NodeAgent.KEY));
     getContext().getLog().info("Replica nodes: {}", replicas.nodes().size());
-    if (loaded) {
-      askNodes();
-    }
+    askNodes();
     reconcile();
     return this;
   }
@@ -516,6 +519,7 @@ public final class Controller extends AbstractBehavior<Controller.Command> {
     if (adoption.inProgress() && finishAdoption()) {
       return this;
     }
+    askNodes();  // the nodes that have not answered in time, again
     checkHealth(now);
     autoscale(now);
     reconcile();
