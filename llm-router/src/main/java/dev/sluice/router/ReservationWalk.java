@@ -21,7 +21,9 @@ import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
  * One {@link LLMRouter.Choose}: asks the router for ranks, tries to reserve a slot on each
  * replica in rank order, and when all refuse backs off 25 ms × 2^attempt (at most 500 ms) and asks
  * for fresh ranks, until the deadline. Always answers exactly once; a reservation that arrives
- * after it gave up is released, never leaked.
+ * after it gave up is released, never leaked. At the deadline the answer says why: a replica
+ * refused (at capacity) or, when no replica could even be asked (connection refused, no answer,
+ * too many reservation requests queued), {@code replica_unreachable}.
  */
 final class ReservationWalk extends AbstractBehavior<ReservationWalk.Command> {
 
@@ -30,8 +32,9 @@ final class ReservationWalk extends AbstractBehavior<ReservationWalk.Command> {
 
   private record Ranked(LLMRouter.Ranking ranking) implements Command {}
 
-  private record Outcome(ReplicaInfo replica, int rank, ReservationClient.Outcome outcome)
-      implements Command {}
+  /** A replica's answer, or {@code failure} (in words) when it could not be asked. */
+  private record Outcome(ReplicaInfo replica, int rank, ReservationClient.Outcome outcome,
+      String failure) implements Command {}
 
   private enum Retry implements Command { INSTANCE }
 
@@ -55,6 +58,9 @@ final class ReservationWalk extends AbstractBehavior<ReservationWalk.Command> {
   private int backoffs;
   private boolean inFlight;
   private boolean answered;
+  private int refusals;
+  private int failures;
+  private String lastFailure;
 
   private ReservationWalk(ActorContext<Command> context, TimerScheduler<Command> timers,
       ActorRef<LLMRouter.Command> router, DeploymentId deployment, PendingRequest request,
@@ -128,13 +134,19 @@ final class ReservationWalk extends AbstractBehavior<ReservationWalk.Command> {
     Attempt attempt = attempts.get(next++);
     inFlight = true;
     getContext().pipeToSelf(client.reserve(attempt.replica()), (outcome, failure) ->
-        new Outcome(attempt.replica(), attempt.rank(), failure == null ? outcome
-            : new ReservationClient.Outcome(java.util.Optional.empty(), -1)));
+        failure == null ? new Outcome(attempt.replica(), attempt.rank(), outcome, null)
+            : new Outcome(attempt.replica(), attempt.rank(), null,
+                ReservationClient.describe(failure)));
     return this;
   }
 
   private Behavior<Command> onOutcome(Outcome result) {
     inFlight = false;
+    if (result.failure() != null) {
+      failures++;
+      lastFailure = "replica " + result.replica().id() + ": " + result.failure();
+      return tryNext();
+    }
     var outcome = result.outcome();
     if (outcome.token().isPresent()) {
       if (answered) {
@@ -148,6 +160,7 @@ final class ReservationWalk extends AbstractBehavior<ReservationWalk.Command> {
           outcome.ongoing()));
       return Behaviors.stopped();
     }
+    refusals++;
     router.tell(new LLMRouter.Observed(result.replica().id(), outcome.ongoing()));
     return tryNext();
   }
@@ -155,9 +168,14 @@ final class ReservationWalk extends AbstractBehavior<ReservationWalk.Command> {
   private Behavior<Command> onDeadline() {
     if (!answered) {
       answered = true;
-      replyTo.tell(new RouteResult.NotRouted(ServeReason.REPLICA_AT_CAPACITY,
-          "no replica of " + deployment + " granted a slot in time (" + backoffs
-              + " back-offs)"));
+      String failed = failures == 0 ? ""
+          : "; " + failures + " reservation request(s) failed, the last " + lastFailure;
+      replyTo.tell(refusals == 0 && failures > 0
+          ? new RouteResult.NotRouted(ServeReason.REPLICA_UNREACHABLE, "no replica of "
+              + deployment + " could be asked for a slot in time (" + backoffs + " back-offs)"
+              + failed)
+          : new RouteResult.NotRouted(ServeReason.REPLICA_AT_CAPACITY, "no replica of "
+              + deployment + " granted a slot in time (" + backoffs + " back-offs)" + failed));
     }
     return inFlight ? this : Behaviors.stopped();
   }

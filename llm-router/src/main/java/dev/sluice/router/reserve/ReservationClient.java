@@ -4,15 +4,20 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.sluice.core.ReplicaInfo;
 import dev.sluice.core.http.ClusterToken;
+import java.net.ConnectException;
 import java.time.Duration;
 import java.util.Optional;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.http.javadsl.Http;
 import org.apache.pekko.http.javadsl.model.HttpMethods;
 import org.apache.pekko.http.javadsl.model.HttpRequest;
 import org.apache.pekko.http.javadsl.model.headers.RawHeader;
+import org.apache.pekko.stream.BufferOverflowException;
+import org.apache.pekko.stream.StreamTcpException;
 
 /**
  * Talks to a replica's reservation endpoint: {@code POST /-/reservations} takes a slot (token +
@@ -65,6 +70,28 @@ public final class ReservationClient {
             + "/-/reservations/" + token).withMethod(HttpMethods.DELETE)))
         .thenAcceptAsync(response -> response.discardEntityBytes(system),
             system.executionContext());
+  }
+
+  /**
+   * Why a reservation request failed, in words a client may read: no addresses, no exception
+   * text (Pekko's connect failures name the replica's host and port).
+   */
+  public static String describe(Throwable failure) {
+    Throwable cause = failure;
+    while ((cause instanceof CompletionException || cause instanceof StreamTcpException)
+        && cause.getCause() != null) {
+      cause = cause.getCause();
+    }
+    if (cause instanceof ConnectException || cause instanceof StreamTcpException) {
+      return "connection refused or failed";
+    }
+    if (cause instanceof TimeoutException) {
+      return "no answer in time";
+    }
+    if (cause instanceof BufferOverflowException) {
+      return "too many reservation requests queued for it";
+    }
+    return "request failed (" + cause.getClass().getSimpleName() + ")";
   }
 
   private static Outcome parse(int status, String body) {
