@@ -33,12 +33,27 @@ final class Exposure {
 
   /** Warns (and says so) when an internal endpoint is reachable beyond loopback unguarded. */
   static boolean warnInternal(String what, String host, boolean clusterToken) {
+    return warnInternal(what, host, clusterToken,
+        "use it directly, past the ingress's keys and limits");
+  }
+
+  /**
+   * Warns (and says so) when the controller API is reachable beyond loopback unguarded: whoever
+   * writes the desired state chooses the commands replica nodes run (openai-process engines).
+   */
+  static boolean warnControllerApi(String host, boolean clusterToken) {
+    return warnInternal("the controller API", host, clusterToken, "change or delete what the "
+        + "cluster serves, and make every replica node run any program it names (the command "
+        + "of an openai-process engine)");
+  }
+
+  private static boolean warnInternal(String what, String host, boolean clusterToken,
+      String consequence) {
     boolean exposed = !clusterToken && !isLoopback(host);
     if (exposed) {
       log.warn("SECURITY: {} listens on {} without a cluster token: anyone who reaches it can "
-          + "use it directly, past the ingress's keys and limits. Set sluice.core.cluster-token "
-          + "(env SLUICE_CLUSTER_TOKEN) on every node, or keep it on an internal interface.",
-          what, host);
+          + "{}. Set sluice.core.cluster-token (env SLUICE_CLUSTER_TOKEN) on every node, or "
+          + "keep it on an internal interface.", what, host, consequence);
     }
     return exposed;
   }

@@ -129,7 +129,7 @@ public final class SluiceNode implements AutoCloseable {
       this.apiBinding = controller.isPresent() && controllerSettings.apiPort() >= 0
           ? Optional.of(bindApi(controller.get(), controllerSettings)) : Optional.empty();
       if (apiBinding.isPresent()) {
-        Exposure.warnInternal("the controller API", controllerSettings.apiHost(), clusterToken);
+        Exposure.warnControllerApi(controllerSettings.apiHost(), clusterToken);
         log.info("Controller API listening on {}", apiBinding.get().localAddress());
       }
       if (options.has(Role.REPLICA)) {

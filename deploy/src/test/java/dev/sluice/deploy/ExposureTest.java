@@ -2,7 +2,11 @@ package dev.sluice.deploy;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
 import org.junit.jupiter.api.Test;
+import org.slf4j.LoggerFactory;
 
 /** The loud warning for listeners reachable beyond loopback without their guard. */
 class ExposureTest {
@@ -20,5 +24,25 @@ class ExposureTest {
     assertThat(Exposure.warnInternal("the router", "0.0.0.0", false)).isTrue();
     assertThat(Exposure.warnInternal("the router", "0.0.0.0", true)).isFalse();
     assertThat(Exposure.warnInternal("the router", "::1", false)).isFalse();
+  }
+
+  @Test
+  void theControllerApiWarningSaysItsWritersChooseWhatReplicaNodesRun() {
+    Logger logger = (Logger) LoggerFactory.getLogger(Exposure.class);
+    ListAppender<ILoggingEvent> appender = new ListAppender<>();
+    appender.start();
+    logger.addAppender(appender);
+    try {
+      assertThat(Exposure.warnControllerApi("127.0.0.1", false)).isFalse();
+      assertThat(Exposure.warnControllerApi("0.0.0.0", true)).isFalse();
+      assertThat(appender.list).isEmpty();
+
+      assertThat(Exposure.warnControllerApi("0.0.0.0", false)).isTrue();
+      assertThat(appender.list).singleElement().extracting(ILoggingEvent::getFormattedMessage)
+          .asString().startsWith("SECURITY: the controller API listens on 0.0.0.0 without a "
+              + "cluster token").contains("run any program", "SLUICE_CLUSTER_TOKEN");
+    } finally {
+      logger.detachAppender(appender);
+    }
   }
 }
