@@ -8,8 +8,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Loud warnings, once at start, for a listener reachable beyond this machine without its guard:
- * the public ingress or HAProxy data plane without API keys, or an internal endpoint (router, replica) without the
- * cluster token. Loopback binds (the default, and {@code sluice local}) are quiet.
+ * the public ingress or HAProxy data plane without API keys, an internal endpoint (router,
+ * replica, controller API) without the cluster token, or cluster remoting without TLS. Loopback
+ * binds (the default, and {@code sluice local}) are quiet.
  */
 final class Exposure {
 
@@ -54,6 +55,29 @@ final class Exposure {
       log.warn("SECURITY: {} listens on {} without a cluster token: anyone who reaches it can "
           + "{}. Set sluice.core.cluster-token (env SLUICE_CLUSTER_TOKEN) on every node, or "
           + "keep it on an internal interface.", what, host, consequence);
+    }
+    return exposed;
+  }
+
+  /**
+   * Says how cluster traffic travels, and warns (and says so) when remoting listens beyond
+   * loopback without TLS: any host that reaches it can join, and a member can start replicas.
+   */
+  static boolean warnRemoting(Config config) {
+    String dir = config.getString("sluice.cluster.tls-dir");
+    if (!dir.isBlank()) {
+      log.info("Cluster traffic: TLS with mutual authentication (certificates in {})", dir);
+      return false;
+    }
+    String bind = config.getString("pekko.remote.artery.bind.hostname");
+    String host = bind.isBlank() ? config.getString("pekko.remote.artery.canonical.hostname")
+        : bind;
+    boolean exposed = !isLoopback(host);
+    if (exposed) {
+      log.warn("SECURITY: cluster remoting listens on {} without TLS: any host that reaches its "
+          + "port can join the cluster, and a member can start replicas and the programs of "
+          + "their engines. Set sluice.cluster.tls-dir (env SLUICE_REMOTING_TLS_DIR) on every "
+          + "node, or keep the port on a network only cluster nodes reach.", host);
     }
     return exposed;
   }

@@ -91,6 +91,7 @@ public final class SluiceNode implements AutoCloseable {
       ClusterFormation.join(system, options.seedNodes());
       log.info("Node {} joining with roles {}; singletons (controller, llm-router, capacity-queue) run on the "
           + "oldest node with role control", system.address(), options.roles());
+      Exposure.warnRemoting(config);
       this.metricsBinding = bindMetrics(config);
       spawn(NodeObserver.create(SluiceMetrics.global(),
           config.getDuration("sluice.metrics.stats-interval")), "node-observer");
@@ -320,6 +321,7 @@ public final class SluiceNode implements AutoCloseable {
             "pekko.coordinated-shutdown.phases.service-requests-done.timeout",
             ConfigValueFactory.fromAnyRef(drain.plusSeconds(5).toMillis() + "ms"))
         .withFallback(ClusterFormation.pekkoSettings(config))
+        .withFallback(RemotingTls.pekkoSettings(config))
         .withFallback(config);
   }
 

@@ -45,4 +45,20 @@ class ExposureTest {
       logger.detachAppender(appender);
     }
   }
+
+  @Test
+  void remotingBeyondLoopbackWithoutTlsIsWarnedAbout() {
+    com.typesafe.config.Config plain = com.typesafe.config.ConfigFactory.parseString("""
+        sluice.cluster.tls-dir = ""
+        pekko.remote.artery.bind.hostname = ""
+        pekko.remote.artery.canonical.hostname = "10.0.0.5"
+        """);
+    assertThat(Exposure.warnRemoting(plain)).isTrue();
+    assertThat(Exposure.warnRemoting(com.typesafe.config.ConfigFactory.parseString(
+        "pekko.remote.artery.bind.hostname = 127.0.0.1").withFallback(plain))).isFalse();
+    assertThat(Exposure.warnRemoting(com.typesafe.config.ConfigFactory.parseString(
+        "pekko.remote.artery.canonical.hostname = 127.0.0.1").withFallback(plain))).isFalse();
+    assertThat(Exposure.warnRemoting(com.typesafe.config.ConfigFactory.parseString(
+        "sluice.cluster.tls-dir = /etc/sluice/tls").withFallback(plain))).isFalse();
+  }
 }
