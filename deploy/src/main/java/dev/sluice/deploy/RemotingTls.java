@@ -49,8 +49,9 @@ final class RemotingTls {
 
   /** The key loads, and the certificate is current and signed by the CA. */
   static void check(Path folder) {
+    String key = read(folder, KEY);
     try {
-      DERPrivateKeyLoader.load(PEMDecoder.decode(read(folder, KEY)));
+      DERPrivateKeyLoader.load(PEMDecoder.decode(key));
     } catch (RuntimeException e) {
       throw refused(folder, KEY, "not an unencrypted RSA private key in PEM (PKCS#1 or PKCS#8): "
           + e.getMessage());
