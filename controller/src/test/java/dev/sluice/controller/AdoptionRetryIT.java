@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.typesafe.config.ConfigFactory;
 import dev.sluice.core.config.ApplicationsConfig;
-import dev.sluice.core.config.ApplicationsConfigParser;
 import dev.sluice.replica.NodeAgent;
 import java.time.Duration;
 import java.util.List;
@@ -41,17 +40,7 @@ class AdoptionRetryIT {
 
   @Test
   void aNodeWhoseAnswerWasLostIsAskedAgainAndThenGivenItsGpuReplica() throws Exception {
-    ApplicationsConfig apps = ApplicationsConfigParser.parse("""
-        applications:
-          - name: llm
-            llm_configs:
-              - model_loading_config: {model_id: ext}
-                engine_config:
-                  type: openai-process
-                  command: [vllm, serve, '{model}', --port, '{port}']
-                  num_gpus: 1
-                deployment_config: {num_replicas: 1}
-        """);
+    ApplicationsConfig apps = GpuApps.oneGpuServer(1);
     TestProbe<NodeAgent.Command> node = testKit.createTestProbe();
     testKit.system().receptionist().tell(Receptionist.register(NodeAgent.KEY, node.ref()));
     var controller = testKit.spawn(Controller.create(SETTINGS, apps));

@@ -10,7 +10,6 @@ import dev.sluice.core.ReplicaId;
 import dev.sluice.core.ReplicaInfo;
 import dev.sluice.core.ReplicaState;
 import dev.sluice.core.config.ApplicationsConfig;
-import dev.sluice.core.config.ApplicationsConfigParser;
 import dev.sluice.core.config.LlmConfig;
 import dev.sluice.replica.NodeAgent;
 import dev.sluice.replica.ReplicaActor;
@@ -50,17 +49,7 @@ class GpuAdoptionIT {
 
   @Test
   void adoptedReplicasKeepTheirGpusSoNoReplicaIsStartedWhereNoneIsFree() throws Exception {
-    ApplicationsConfig apps = ApplicationsConfigParser.parse("""
-        applications:
-          - name: llm
-            llm_configs:
-              - model_loading_config: {model_id: ext}
-                engine_config:
-                  type: openai-process
-                  command: [vllm, serve, '{model}', --port, '{port}']
-                  num_gpus: 1
-                deployment_config: {num_replicas: 3}
-        """);
+    ApplicationsConfig apps = GpuApps.oneGpuServer(3);
     LlmConfig llm = apps.applications().get(0).llmConfigs().get(0);
     TestProbe<NodeAgent.Command> node = testKit.createTestProbe();
     testKit.system().receptionist().tell(Receptionist.register(NodeAgent.KEY, node.ref()));
