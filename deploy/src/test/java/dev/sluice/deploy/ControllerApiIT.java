@@ -269,6 +269,7 @@ class ControllerApiIT {
     String self = node.system().address().toString();
     assertThat(cluster.path("self").asText()).isEqualTo(self);
     assertThat(cluster.path("leader").asText()).isEqualTo(self);
+    assertThat(cluster.path("transport").asText()).isEqualTo("tcp");
     assertThat(cluster.path("members")).hasSize(1);
     JsonNode member = cluster.path("members").get(0);
     assertThat(member.path("status").asText()).isEqualTo("Up");

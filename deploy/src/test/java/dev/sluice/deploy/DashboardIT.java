@@ -111,6 +111,7 @@ class DashboardIT {
       assertThat(rows(driver)).isEqualTo(replicasInStatus());
       assertThat(driver.findElement(By.id("connection")).getText()).containsIgnoringCase(
           "connected");
+      assertThat(driver.findElement(By.id("transport")).getText()).isEqualTo("plain TCP");
 
       JavascriptExecutor js = (JavascriptExecutor) driver;
       js.executeScript("window.sluiceTestMarker = 'same page';");

@@ -10,6 +10,7 @@ import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
 import com.typesafe.config.ConfigValueFactory;
 import dev.sluice.core.testing.Await;
+import dev.sluice.core.testing.Sse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -78,6 +79,8 @@ class RemotingTlsIT {
       nodes.add(start(Role.REPLICA, seed, tls(cluster)));
       Await.until(Duration.ofSeconds(30), "both nodes of the cluster's CA Up",
           () -> up(control) == 2);
+      assertThat(Sse.json(TestNodes.get(control.apiPort().orElseThrow(), "/api/cluster")
+          .body()).path("transport").asText()).isEqualTo("tls-tcp");
 
       SluiceNode intruder = start(Role.REPLICA, seed, tls(other));
       nodes.add(intruder);

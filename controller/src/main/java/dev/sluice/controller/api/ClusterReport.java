@@ -6,14 +6,17 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.util.Set;
 import java.util.stream.StreamSupport;
 import org.apache.pekko.actor.Address;
+import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.cluster.ClusterEvent;
 import org.apache.pekko.cluster.Member;
 import org.apache.pekko.cluster.MemberStatus;
+import org.apache.pekko.cluster.typed.Cluster;
 
 /**
- * {@code GET /api/cluster}: the members (address, roles, status, reachability), the leader, and
+ * {@code GET /api/cluster}: the members (address, roles, status, reachability), the leader,
  * where each singleton runs (on the oldest member that is up with role {@code control}), as this
- * node sees the cluster.
+ * node sees the cluster, and how its traffic travels ({@code transport}: {@code tcp}, or
+ * {@code tls-tcp} for mutual TLS).
  */
 public final class ClusterReport {
 
@@ -22,14 +25,21 @@ public final class ClusterReport {
 
   private ClusterReport() {}
 
-  static String json(ClusterEvent.CurrentClusterState state, Address self) {
-    return tree(state, self).toString();
+  static String json(ActorSystem<?> system) {
+    return tree(system).toString();
   }
 
   /** The same report as a JSON tree (the dashboard embeds it). */
-  public static ObjectNode tree(ClusterEvent.CurrentClusterState state, Address self) {
+  public static ObjectNode tree(ActorSystem<?> system) {
+    return tree(Cluster.get(system).state(), system.address(),
+        system.settings().config().getString("pekko.remote.artery.transport"));
+  }
+
+  static ObjectNode tree(ClusterEvent.CurrentClusterState state, Address self,
+      String transport) {
     ObjectNode root = JSON.createObjectNode();
     root.put("self", self.toString());
+    root.put("transport", transport);
     Address leader = state.getLeader();
     if (leader == null) {
       root.putNull("leader");

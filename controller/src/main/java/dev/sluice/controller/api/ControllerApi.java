@@ -26,7 +26,6 @@ import java.util.function.Function;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.actor.typed.javadsl.AskPattern;
-import org.apache.pekko.cluster.typed.Cluster;
 import org.apache.pekko.http.javadsl.Http;
 import org.apache.pekko.http.javadsl.ServerBinding;
 import org.apache.pekko.http.javadsl.model.ContentTypes;
@@ -116,7 +115,7 @@ public final class ControllerApi {
               ClusterToken.refusalJson())));
     }
     if (path.equals("/api/cluster") && method.equals(HttpMethods.GET)) {
-      return done(json(200, ClusterReport.json(Cluster.get(system).state(), system.address())));
+      return done(json(200, ClusterReport.json(system)));
     }
     if (path.equals(APPS) && method.equals(HttpMethods.GET)) {
       return status(ConfigView::status);

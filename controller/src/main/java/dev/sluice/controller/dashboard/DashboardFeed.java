@@ -24,7 +24,6 @@ import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.javadsl.AskPattern;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.pekko.actor.typed.pubsub.Topic;
-import org.apache.pekko.cluster.typed.Cluster;
 
 /**
  * What the dashboard shows, rebuilt every second on a control node: the cluster as this node
@@ -141,7 +140,7 @@ public final class DashboardFeed implements AutoCloseable {
     ObjectNode root = JSON.createObjectNode();
     root.put("at", now);
     root.put("self", system.address().toString());
-    root.set("cluster", ClusterReport.tree(Cluster.get(system).state(), system.address()));
+    root.set("cluster", ClusterReport.tree(system));
     // the replica nodes' GPUs as the controller allocates them (the members table shows them)
     root.set("gpus", status != null && status.has("gpus") ? status.get("gpus")
         : JSON.createObjectNode());

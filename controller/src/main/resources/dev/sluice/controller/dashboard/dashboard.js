@@ -327,6 +327,9 @@
       return `<dt>${name}</dt><dd class="addr">${where ? esc(where) : '<span class="muted">none</span>'}</dd>`;
     });
     items.push(`<dt>unreachable</dt><dd>${fmtInt(cluster.unreachable)}</dd>`);
+    const transport = str(cluster.transport);
+    items.push(`<dt>cluster traffic</dt><dd id="transport">${transport === 'tls-tcp' ? 'mutual TLS'
+      : transport === 'tcp' ? 'plain TCP' : '—'}</dd>`);
     setHtml($('singletons'), items.join(''));
   }
 
