@@ -52,7 +52,7 @@ final class RemotingTls {
     String key = read(folder, KEY);
     try {
       DERPrivateKeyLoader.load(PEMDecoder.decode(key));
-    } catch (RuntimeException e) {
+    } catch (Exception e) {  // Scala code: checked exceptions too (an EC key's, for one)
       throw refused(folder, KEY, "not an unencrypted RSA private key in PEM (PKCS#1 or PKCS#8): "
           + e.getMessage());
     }

@@ -13,8 +13,10 @@ import dev.sluice.core.testing.Await;
 import dev.sluice.core.testing.Sse;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.KeyPairGenerator;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Base64;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
@@ -123,6 +125,15 @@ class RemotingTlsIT {
         .hasMessageNotContaining("not an unencrypted");
 
     Files.writeString(mixed.resolve("tls.key"), "not a key");
+    assertThatThrownBy(() -> start(Role.REPLICA, List.of(), tls(mixed)))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining(mixed.resolve("tls.key") + " is not an unencrypted RSA private key");
+
+    KeyPairGenerator ec = KeyPairGenerator.getInstance("EC");
+    ec.initialize(256);
+    Files.writeString(mixed.resolve("tls.key"), "-----BEGIN PRIVATE KEY-----\n"
+        + Base64.getMimeEncoder().encodeToString(ec.generateKeyPair().getPrivate().getEncoded())
+        + "\n-----END PRIVATE KEY-----\n");
     assertThatThrownBy(() -> start(Role.REPLICA, List.of(), tls(mixed)))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining(mixed.resolve("tls.key") + " is not an unencrypted RSA private key");
