@@ -8,6 +8,8 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.GeneralSecurityException;
+import java.security.PrivateKey;
+import java.security.Signature;
 import java.security.cert.CertificateFactory;
 import java.security.cert.X509Certificate;
 import java.util.Map;
@@ -47,17 +49,21 @@ final class RemotingTls {
         engine + "ca-cert-file", folder.resolve(CA).toString()));
   }
 
-  /** The key loads, and the certificate is current and signed by the CA. */
+  /** The key loads, and the certificate is its own, current and signed by the CA. */
   static void check(Path folder) {
-    String key = read(folder, KEY);
+    String pem = read(folder, KEY);
+    PrivateKey key;
     try {
-      DERPrivateKeyLoader.load(PEMDecoder.decode(key));
+      key = DERPrivateKeyLoader.load(PEMDecoder.decode(pem));
     } catch (Exception e) {  // Scala code: checked exceptions too (an EC key's, for one)
       throw refused(folder, KEY, "not an unencrypted RSA private key in PEM (PKCS#1 or PKCS#8): "
           + e.getMessage());
     }
     X509Certificate certificate = certificate(folder, CERTIFICATE);
     X509Certificate ca = certificate(folder, CA);
+    if (!pairs(key, certificate)) {
+      throw refused(folder, CERTIFICATE, "not the certificate of " + KEY + " (another key's)");
+    }
     try {
       certificate.checkValidity();
     } catch (GeneralSecurityException e) {
@@ -69,6 +75,22 @@ final class RemotingTls {
     } catch (GeneralSecurityException e) {
       throw refused(folder, CERTIFICATE, "not signed by " + CA + " ("
           + ca.getSubjectX500Principal().getName() + ")");
+    }
+  }
+
+  /** Whether {@code certificate} holds the public half of {@code key}: a signature checks out. */
+  private static boolean pairs(PrivateKey key, X509Certificate certificate) {
+    byte[] probe = "sluice".getBytes(StandardCharsets.US_ASCII);
+    try {
+      Signature signature = Signature.getInstance("SHA256withRSA");
+      signature.initSign(key);
+      signature.update(probe);
+      byte[] signed = signature.sign();
+      signature.initVerify(certificate.getPublicKey());
+      signature.update(probe);
+      return signature.verify(signed);
+    } catch (GeneralSecurityException e) {
+      return false;
     }
   }
 

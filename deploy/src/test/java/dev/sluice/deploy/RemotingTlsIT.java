@@ -13,6 +13,7 @@ import dev.sluice.core.testing.Await;
 import dev.sluice.core.testing.Sse;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.security.KeyPairGenerator;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -117,6 +118,12 @@ class RemotingTlsIT {
     assertThatThrownBy(() -> start(Role.REPLICA, List.of(), tls(mixed)))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining(mixed.resolve("tls.crt") + " is not signed by ca.crt (CN=another CA)");
+
+    Files.copy(other.resolve("tls.crt"), mixed.resolve("tls.crt"),  // of another key
+        StandardCopyOption.REPLACE_EXISTING);
+    assertThatThrownBy(() -> start(Role.REPLICA, List.of(), tls(mixed)))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining(mixed.resolve("tls.crt") + " is not the certificate of tls.key");
 
     Files.delete(mixed.resolve("tls.key"));
     assertThatThrownBy(() -> start(Role.REPLICA, List.of(), tls(mixed)))
