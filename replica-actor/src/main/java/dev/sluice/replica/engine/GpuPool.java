@@ -38,11 +38,10 @@ public final class GpuPool implements Extension {
   /** A node that offers no GPU. */
   public static final GpuPool NONE = new GpuPool(List.of());
 
-  private static final org.slf4j.Logger LOG = LoggerFactory.getLogger(GpuPool.class);
-
   /** The setting's word for "what this machine has" (its default). */
   public static final String AUTO = "auto";
   private static final Pattern NVIDIA_DEVICE = Pattern.compile("nvidia[0-9]+");
+  private static final org.slf4j.Logger LOG = LoggerFactory.getLogger(GpuPool.class);
 
   /** A device as CUDA names it: an index, or a GPU or MIG UUID. */
   private static final Pattern DEVICE =

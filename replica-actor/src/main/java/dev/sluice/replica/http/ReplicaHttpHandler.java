@@ -42,8 +42,8 @@ import scala.concurrent.ExecutionContextExecutor;
  * The replica's own OpenAI endpoint: {@code POST /v1/chat/completions}, {@code POST
  * /v1/completions}, {@code GET /v1/models}, {@code GET /-/healthz} (also as vLLM's {@code
  * /health}, so that {@code sluice engine-sim} answers an {@code openai-process} engine's default
- * health path), {@code GET /-/stats}. Takes a
- * slot before reading the body; frees it when the answer ends, fails or the client goes away.
+ * health path), {@code GET /-/stats}. Takes a slot before reading the body; frees it when the
+ * answer ends, fails or the client goes away.
  * With a cluster token set ({@code sluice.core.cluster-token}), every route but the health path
  * needs it: clients reach replicas through an ingress, never around it.
  */
