@@ -141,8 +141,13 @@ class LLMRouterTest {
             new ReplicaId("chat", "other", "cccccccc"), "node", "127.0.0.1", 3, 4,
             ReplicaState.RUNNING, List.of("other"))));
     TestProbe<RouteResult> probe = testKit.createTestProbe();
+    // The router subscribes asynchronously, possibly between two of these publications:
+    // publish until it knows all three sets.
     probe.awaitAssert(Duration.ofSeconds(5), () -> {
       List.of(root, chat, other).forEach(set -> topic.tell(ReplicaSetTopic.publish(set)));
+      assertThat(routeIn(router, "llm", Optional.of("sim"))).isInstanceOf(RouteResult.Routed.class);
+      assertThat(routeIn(router, "chat", Optional.of("sim")))
+          .isInstanceOf(RouteResult.Routed.class);
       assertThat(routeIn(router, "chat", Optional.of("other")))
           .isInstanceOf(RouteResult.Routed.class);
       return null;
