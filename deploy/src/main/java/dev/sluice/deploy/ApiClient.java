@@ -14,7 +14,8 @@ import java.util.Optional;
 /**
  * The CLI's client of the controller API: sends a request, and turns an error answer into an
  * {@link IllegalStateException} carrying the API's own message (the CLI prints it and exits 1).
- * Sends the cluster token ({@code SLUICE_CLUSTER_TOKEN}) when one is set.
+ * Sends the API's token ({@code SLUICE_CONTROLLER_API_TOKEN}) or, without one, the cluster token
+ * ({@code SLUICE_CLUSTER_TOKEN}), when set.
  */
 final class ApiClient {
 
@@ -36,7 +37,17 @@ final class ApiClient {
   }
 
   static ApiClient fromEnvironment(String address) {
-    return new ApiClient(address, Optional.ofNullable(System.getenv("SLUICE_CLUSTER_TOKEN")));
+    return new ApiClient(address, token(System.getenv()));
+  }
+
+  /**
+   * The token to send: the API's own ({@code SLUICE_CONTROLLER_API_TOKEN}) when set, else the
+   * cluster token ({@code SLUICE_CLUSTER_TOKEN}), which opens the API when it has none.
+   */
+  static Optional<String> token(java.util.Map<String, String> env) {
+    return Optional.ofNullable(env.get("SLUICE_CONTROLLER_API_TOKEN"))
+        .filter(t -> !t.isBlank())
+        .or(() -> Optional.ofNullable(env.get("SLUICE_CLUSTER_TOKEN")));
   }
 
   /** Sends {@code method path} with {@code body} (null: none); the answer's JSON. */

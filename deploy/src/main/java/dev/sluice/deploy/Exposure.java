@@ -1,6 +1,7 @@
 package dev.sluice.deploy;
 
 import com.typesafe.config.Config;
+import dev.sluice.controller.api.ApiGuard;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 import org.slf4j.Logger;
@@ -9,8 +10,8 @@ import org.slf4j.LoggerFactory;
 /**
  * Loud warnings, once at start, for a listener reachable beyond this machine without its guard:
  * the public ingress or HAProxy data plane without API keys, an internal endpoint (router,
- * replica, controller API) without the cluster token, or cluster remoting without TLS. Loopback
- * binds (the default, and {@code sluice local}) are quiet.
+ * replica) without the cluster token, the controller API without a token of its own, or cluster
+ * remoting without TLS. Loopback binds (the default, and {@code sluice local}) are quiet.
  */
 final class Exposure {
 
@@ -39,13 +40,29 @@ final class Exposure {
   }
 
   /**
-   * Warns (and says so) when the controller API is reachable beyond loopback unguarded: whoever
-   * writes the desired state chooses the commands replica nodes run (openai-process engines).
+   * Warns (and says so) when the controller API is reachable beyond loopback without a guard, or
+   * with only the cluster token, which travels in plain HTTP with every forwarded request:
+   * whoever writes the desired state chooses the commands replica nodes run (openai-process
+   * engines).
    */
-  static boolean warnControllerApi(String host, boolean clusterToken) {
-    return warnInternal("the controller API", host, clusterToken, "change or delete what the "
-        + "cluster serves, and make every replica node run any program it names (the command "
-        + "of an openai-process engine)");
+  static boolean warnControllerApi(String host, ApiGuard.Credential credential) {
+    if (isLoopback(host) || credential == ApiGuard.Credential.API_TOKEN) {
+      return false;
+    }
+    String consequence = "change or delete what the cluster serves, and make every replica node "
+        + "run any program it names (the command of an openai-process engine)";
+    if (credential == ApiGuard.Credential.NONE) {
+      log.warn("SECURITY: the controller API listens on {} without a token: anyone who reaches "
+          + "it can {}. Set sluice.controller.api.token (env SLUICE_CONTROLLER_API_TOKEN) and "
+          + "sluice.core.cluster-token (env SLUICE_CLUSTER_TOKEN), or bind it to 127.0.0.1.",
+          host, consequence);
+    } else {
+      log.warn("SECURITY: the controller API listens on {} and takes the cluster token, which "
+          + "every ingress sends in plain HTTP with the requests it forwards: whoever can read "
+          + "that traffic can {}. Set sluice.controller.api.token (env "
+          + "SLUICE_CONTROLLER_API_TOKEN) to give the API a token of its own.", host, consequence);
+    }
+    return true;
   }
 
   private static boolean warnInternal(String what, String host, boolean clusterToken,

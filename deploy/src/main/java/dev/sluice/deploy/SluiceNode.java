@@ -7,6 +7,7 @@ import dev.sluice.capacity.CapacityQueue;
 import dev.sluice.capacity.CapacityQueueSettings;
 import dev.sluice.controller.Controller;
 import dev.sluice.controller.ControllerSettings;
+import dev.sluice.controller.api.ApiGuard;
 import dev.sluice.controller.api.ControllerApi;
 import dev.sluice.core.ReplicaSetView;
 import dev.sluice.core.config.ApplicationsConfig;
@@ -86,11 +87,15 @@ public final class SluiceNode implements AutoCloseable {
   private SluiceNode(NodeOptions options) throws Exception {
     this.options = options;
     Config config = config(options);
+    // Tokens checked before the node joins: a mistake stops it with the key's name.
+    ClusterToken.fromConfig(config);
+    ApiGuard.Credential apiCredential = ApiGuard.fromConfig(config).credential();
     this.system = ActorSystem.create(SpawnProtocol.create(), "sluice", config);
     try {
       ClusterFormation.join(system, options.seedNodes());
-      log.info("Node {} joining with roles {}; singletons (controller, llm-router, capacity-queue) run on the "
-          + "oldest node with role control", system.address(), options.roles());
+      log.info("Node {} joining with roles {}; singletons (controller, llm-router, "
+          + "capacity-queue) run on the oldest node with role control", system.address(),
+          options.roles());
       Exposure.warnRemoting(config);
       this.metricsBinding = bindMetrics(config);
       spawn(NodeObserver.create(SluiceMetrics.global(),
@@ -130,7 +135,7 @@ public final class SluiceNode implements AutoCloseable {
       this.apiBinding = controller.isPresent() && controllerSettings.apiPort() >= 0
           ? Optional.of(bindApi(controller.get(), controllerSettings)) : Optional.empty();
       if (apiBinding.isPresent()) {
-        Exposure.warnControllerApi(controllerSettings.apiHost(), clusterToken);
+        Exposure.warnControllerApi(controllerSettings.apiHost(), apiCredential);
         log.info("Controller API listening on {}", apiBinding.get().localAddress());
       }
       if (options.has(Role.REPLICA)) {

@@ -14,7 +14,8 @@ import org.junit.jupiter.api.TestInstance;
 
 /**
  * API keys on the public ingress (both data paths) and the cluster token on the internal
- * endpoints (the router's /internal/route, every replica route but health), on a real node.
+ * endpoints (the router's /internal/route, every replica route but health, the controller API
+ * when it has no token of its own), on a real node.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class EdgeSecurityIT {
@@ -95,6 +96,21 @@ class EdgeSecurityIT {
     assertThat(TestNodes.get(port, "/-/healthz").statusCode()).isEqualTo(200);
     assertThat(TestNodes.post(port, "/v1/chat/completions", CHAT, "authorization", TOKEN)
         .statusCode()).isEqualTo(200);
+  }
+
+  @Test
+  void theControllerApiWithoutATokenOfItsOwnNeedsTheClusterToken() throws Exception {
+    int api = node.apiPort().orElseThrow();
+    HttpResponse<String> refused = TestNodes.api(api, "GET", "/api/applications", null, null);
+    assertRefused(refused, "cluster token");
+    assertThat(refused.body()).doesNotContain("cluster-secret-1");
+    assertRefused(TestNodes.post(api, "/api/applications", "{}", "authorization",
+        "Bearer key-one"), "cluster token");
+    HttpResponse<String> status = TestNodes.HTTP.send(java.net.http.HttpRequest.newBuilder(
+            java.net.URI.create("http://127.0.0.1:" + api + "/api/applications"))
+        .header("authorization", TOKEN).build(), HttpResponse.BodyHandlers.ofString());
+    assertThat(status.statusCode()).isEqualTo(200);
+    assertThat(Sse.json(status.body()).at("/applications/0/name").asText()).isEqualTo("llm");
   }
 
   @Test

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
+import dev.sluice.controller.api.ApiGuard;
 import org.junit.jupiter.api.Test;
 import org.slf4j.LoggerFactory;
 
@@ -33,14 +34,22 @@ class ExposureTest {
     appender.start();
     logger.addAppender(appender);
     try {
-      assertThat(Exposure.warnControllerApi("127.0.0.1", false)).isFalse();
-      assertThat(Exposure.warnControllerApi("0.0.0.0", true)).isFalse();
+      assertThat(Exposure.warnControllerApi("127.0.0.1", ApiGuard.Credential.NONE)).isFalse();
+      assertThat(Exposure.warnControllerApi("0.0.0.0", ApiGuard.Credential.API_TOKEN)).isFalse();
       assertThat(appender.list).isEmpty();
 
-      assertThat(Exposure.warnControllerApi("0.0.0.0", false)).isTrue();
+      assertThat(Exposure.warnControllerApi("0.0.0.0", ApiGuard.Credential.NONE)).isTrue();
       assertThat(appender.list).singleElement().extracting(ILoggingEvent::getFormattedMessage)
           .asString().startsWith("SECURITY: the controller API listens on 0.0.0.0 without a "
-              + "cluster token").contains("run any program", "SLUICE_CLUSTER_TOKEN");
+              + "token").contains("run any program", "SLUICE_CONTROLLER_API_TOKEN");
+      appender.list.clear();
+
+      assertThat(Exposure.warnControllerApi("0.0.0.0", ApiGuard.Credential.CLUSTER_TOKEN))
+          .isTrue();
+      assertThat(appender.list).singleElement().extracting(ILoggingEvent::getFormattedMessage)
+          .asString().startsWith("SECURITY: the controller API listens on 0.0.0.0 and takes the "
+              + "cluster token").contains("plain HTTP", "run any program",
+              "SLUICE_CONTROLLER_API_TOKEN");
     } finally {
       logger.detachAppender(appender);
     }

@@ -13,7 +13,6 @@ import dev.sluice.core.config.ConfigException;
 import dev.sluice.core.config.DeploymentPatch;
 import dev.sluice.core.http.ApiError;
 import dev.sluice.core.http.BoundedBody;
-import dev.sluice.core.http.ClusterToken;
 import dev.sluice.core.http.OpenAiParsingErrors;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
@@ -48,8 +47,9 @@ import org.apache.pekko.stream.Materializer;
  * {@link DashboardRoutes}). JSON; {@code PUT} also takes YAML. Bad input gets 400 naming the
  * field with the config parser's path text, an unknown app or deployment 404, a singleton that
  * does not answer 503 (within {@code api.ask-timeout}); on any error nothing changes. A write is
- * answered once the new desired state is stored on a majority of nodes. With a cluster token
- * set, every route needs it.
+ * answered once the new desired state is stored on a majority of nodes. Every route but the
+ * dashboard's page and assets needs the {@link ApiGuard}'s credential: the API token when one
+ * is set, else the cluster token when one is set.
  */
 public final class ControllerApi {
 
@@ -64,7 +64,7 @@ public final class ControllerApi {
   private final ActorRef<Controller.Command> controller;
   private final SingletonWatch controlPlane;
   private final ControllerSettings settings;
-  private final ClusterToken token;
+  private final ApiGuard guard;
   private final Materializer materializer;
   private final DashboardFeed feed;
   private final DashboardRoutes dashboard;
@@ -81,7 +81,7 @@ public final class ControllerApi {
     this.controller = controller;
     this.controlPlane = SingletonWatch.get(system);
     this.settings = settings;
-    this.token = ClusterToken.of(system);
+    this.guard = ApiGuard.fromConfig(system.settings().config());
     this.materializer = Materializer.matFromSystem(system);
     this.feed = new DashboardFeed(system, controller, settings.apiAskTimeout(),
         "dashboard-node-stats");
@@ -107,12 +107,12 @@ public final class ControllerApi {
     if (method.equals(HttpMethods.GET) && dashboard.isAsset(path)) {
       return dashboard.handle(request).orElseThrow();  // the page holds no data: no token
     }
-    if (!token.admits(request.getHeader("authorization").map(HttpHeader::value).orElse(null))) {
+    if (!guard.admits(request.getHeader("authorization").map(HttpHeader::value).orElse(null))) {
       request.discardEntityBytes(materializer);
       return done(HttpResponse.create().withStatus(401)
           .addHeader(RawHeader.create("www-authenticate", "Bearer"))
           .withEntity(HttpEntities.create(ContentTypes.APPLICATION_JSON,
-              ClusterToken.refusalJson())));
+              guard.refusalJson())));
     }
     if (path.equals("/api/cluster") && method.equals(HttpMethods.GET)) {
       return done(json(200, ClusterReport.json(system)));
