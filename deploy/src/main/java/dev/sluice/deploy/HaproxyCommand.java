@@ -5,6 +5,7 @@ import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
 import dev.sluice.core.http.ClusterToken;
 import dev.sluice.deploy.haproxy.HaproxyConfig;
+import dev.sluice.deploy.haproxy.RenderSettings;
 import dev.sluice.deploy.haproxy.HaproxyTimeouts;
 import dev.sluice.ingress.IngressSettings;
 import dev.sluice.ingress.edge.ApiKeys;
@@ -72,7 +73,7 @@ final class HaproxyCommand {
       // environment reads them.
       Config config = ConfigFactory.load();
       ApiKeys keys = IngressSettings.fromConfig(config).apiKeys();
-      HaproxyConfig.Settings settings = new HaproxyConfig.Settings(bindAt.getHost(),
+      RenderSettings settings = new RenderSettings(bindAt.getHost(),
           bindAt.getPort(), routerAt.getHost(), routerAt.getPort(), routeTimeout,
           ClusterToken.fromConfig(config).secret(),
           config.getString("sluice.ingress.session-header"), routes(status))

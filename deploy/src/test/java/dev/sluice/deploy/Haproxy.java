@@ -3,6 +3,7 @@ package dev.sluice.deploy;
 import dev.sluice.core.ReplicaInfo;
 import dev.sluice.core.ReplicaSet;
 import dev.sluice.deploy.haproxy.HaproxyConfig;
+import dev.sluice.deploy.haproxy.RenderSettings;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.Socket;
@@ -65,7 +66,7 @@ final class Haproxy implements AutoCloseable {
    * HAProxy with Sluice's generated config and Lua action, in front of {@code of}'s replicas,
    * listening where {@code settings} say.
    */
-  static Haproxy rendered(SluiceNode of, HaproxyConfig.Settings settings) throws Exception {
+  static Haproxy rendered(SluiceNode of, RenderSettings settings) throws Exception {
     Path dir = Files.createTempDirectory("sluice-haproxy-plane");
     Path lua = dir.resolve("sluice_route.lua");
     HaproxyConfig.writeFiles(lua, settings.timeouts());

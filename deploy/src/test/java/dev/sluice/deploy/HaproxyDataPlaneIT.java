@@ -6,6 +6,7 @@ import com.typesafe.config.ConfigFactory;
 import dev.sluice.core.testing.RawStream;
 import dev.sluice.core.testing.Sse;
 import dev.sluice.deploy.haproxy.HaproxyConfig;
+import dev.sluice.deploy.haproxy.RenderSettings;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -56,7 +57,7 @@ class HaproxyDataPlaneIT {
 
   /** HAProxy with the generated config in front of {@code of}'s replicas. */
   private static Haproxy start(SluiceNode of, int port, int routerPort) throws Exception {
-    return Haproxy.rendered(of, new HaproxyConfig.Settings("127.0.0.1", port, "127.0.0.1",
+    return Haproxy.rendered(of, new RenderSettings("127.0.0.1", port, "127.0.0.1",
         routerPort, 5, "", "x-session-id", Haproxy.routes(of)));
   }
 
@@ -171,7 +172,7 @@ class HaproxyDataPlaneIT {
    */
   @Test
   void healthIsA503WhileNoReplicasServerIsUp() throws Exception {
-    HaproxyConfig.Settings settings = new HaproxyConfig.Settings("127.0.0.1", EMPTY_PORT,
+    RenderSettings settings = new RenderSettings("127.0.0.1", EMPTY_PORT,
         "127.0.0.1", node.routerPort().orElseThrow(), 5, "", "x-session-id", Haproxy.routes(node));
     int closed;
     try (java.net.ServerSocket socket = new java.net.ServerSocket(0)) {
@@ -186,7 +187,7 @@ class HaproxyDataPlaneIT {
             HaproxyConfig.render(settings, List.of(), lua), EMPTY_PORT);
         Haproxy allDown = Haproxy.withConfig(Files.createDirectory(dir.resolve("down")),
             HaproxyConfig.render(
-            new HaproxyConfig.Settings("127.0.0.1", ALL_DOWN_PORT, "127.0.0.1",
+            new RenderSettings("127.0.0.1", ALL_DOWN_PORT, "127.0.0.1",
                 node.routerPort().orElseThrow(), 5, "", "x-session-id", Haproxy.routes(node)),
             List.of(gone), lua), ALL_DOWN_PORT)) {
       HttpResponse<String> none = TestNodes.get(EMPTY_PORT, "/-/healthz");
@@ -377,7 +378,7 @@ class HaproxyDataPlaneIT {
     Path dir = Files.createTempDirectory("sluice-haproxy-dead");
     Path lua = dir.resolve("sluice_route.lua");
     HaproxyConfig.writeFiles(lua);
-    HaproxyConfig.Settings settings = new HaproxyConfig.Settings("127.0.0.1", DEAD_PORT,
+    RenderSettings settings = new RenderSettings("127.0.0.1", DEAD_PORT,
         "127.0.0.1", DEAD_ROUTER_PORT, 5, "", "x-session-id", Haproxy.routes(node));
     // The dead replica's health checks go to the live one's port: they keep its server up, so
     // that only the refused connection itself can mark it down (a failed check would, too, at a
@@ -429,7 +430,7 @@ class HaproxyDataPlaneIT {
     Path dir = Files.createTempDirectory("sluice-haproxy-model");
     Path lua = dir.resolve("sluice_route.lua");
     HaproxyConfig.writeFiles(lua);
-    HaproxyConfig.Settings settings = new HaproxyConfig.Settings("127.0.0.1", MODEL_PORT,
+    RenderSettings settings = new RenderSettings("127.0.0.1", MODEL_PORT,
         "127.0.0.1", MODEL_ROUTER_PORT, 5, "", "x-session-id", Haproxy.routes(node))
         .withModels(Map.of(Haproxy.routes(node).get("/"), List.of("sim", "other")));
     try (Haproxy haproxy = Haproxy.withConfig(dir,
@@ -462,7 +463,7 @@ class HaproxyDataPlaneIT {
     Path dir = Files.createTempDirectory("sluice-haproxy-body");
     Path lua = dir.resolve("sluice_route.lua");
     HaproxyConfig.writeFiles(lua);
-    HaproxyConfig.Settings settings = new HaproxyConfig.Settings("127.0.0.1", BODY_PORT,
+    RenderSettings settings = new RenderSettings("127.0.0.1", BODY_PORT,
         "127.0.0.1", BODY_ROUTER_PORT, 5, "", "x-session-id", Haproxy.routes(node))
         .withForwardBodyLimit(64);
     try (Haproxy haproxy = Haproxy.withConfig(dir,

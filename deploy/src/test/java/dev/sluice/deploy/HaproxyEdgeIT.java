@@ -7,6 +7,7 @@ import dev.sluice.core.testing.BodyProbes;
 import dev.sluice.core.testing.RawHttp;
 import dev.sluice.core.testing.Sse;
 import dev.sluice.deploy.haproxy.HaproxyConfig;
+import dev.sluice.deploy.haproxy.RenderSettings;
 import java.util.List;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -38,8 +39,8 @@ class HaproxyEdgeIT {
     noIngress = Haproxy.rendered(node, settings(NO_INGRESS_PORT));
   }
 
-  private static HaproxyConfig.Settings settings(int port) {
-    return new HaproxyConfig.Settings("127.0.0.1", port, "127.0.0.1",
+  private static RenderSettings settings(int port) {
+    return new RenderSettings("127.0.0.1", port, "127.0.0.1",
         node.routerPort().orElseThrow(), 5, "", "x-session-id", Haproxy.routes(node));
   }
 

@@ -44,7 +44,7 @@ public final class HaproxyDataPlane implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(HaproxyDataPlane.class);
 
   private final HaproxyBinary binary;
-  private final HaproxyConfig.Settings base;
+  private final RenderSettings base;
   /** HAProxy's own metrics frontend, appended to every config; empty when off. */
   private final String metricsFrontend;
   private final java.util.Optional<String> metricsUrl;
@@ -67,7 +67,7 @@ public final class HaproxyDataPlane implements AutoCloseable {
   /** Set by {@link #close}: no reload starts after it. */
   private volatile boolean closing;
 
-  private HaproxyDataPlane(HaproxyBinary binary, HaproxyConfig.Settings base, ApiKeys apiKeys,
+  private HaproxyDataPlane(HaproxyBinary binary, RenderSettings base, ApiKeys apiKeys,
       Path dir, boolean ownDir, SluiceMetrics metrics, HaproxySettings settings) {
     this.binary = binary;
     this.metricsFrontend = settings.metricsEnabled()
@@ -114,7 +114,7 @@ public final class HaproxyDataPlane implements AutoCloseable {
     String token = ClusterToken.fromConfig(config).secret();
     int forwardLimit = config.getBoolean("sluice.ingress.forward-body")
         ? Math.toIntExact(config.getBytes("sluice.ingress.forward-body-limit")) : 0;
-    HaproxyConfig.Settings base = new HaproxyConfig.Settings(settings.host(), settings.port(),
+    RenderSettings base = new RenderSettings(settings.host(), settings.port(),
         router.getHost(), router.getPort(),
         config.getDuration("sluice.ingress.route-timeout").toMillis() / 1000.0, token,
         config.getString("sluice.ingress.session-header"), Map.of(), forwardLimit,
@@ -210,7 +210,7 @@ public final class HaproxyDataPlane implements AutoCloseable {
     Map<String, List<String>> models = new TreeMap<>();
     sets.forEach(set -> models.computeIfAbsent(set.deployment().app(), app -> new ArrayList<>())
         .addAll(set.modelIds()));
-    HaproxyConfig.Settings settings = base.withRoutes(routes).withModels(models)
+    RenderSettings settings = base.withRoutes(routes).withModels(models)
         .withApiKeys(apiKeys.enabled(), apiKeys.hexDigests());
     List<HaproxyConfig.Replica> replicas = sets.stream()
         .flatMap(set -> set.replicas().stream())

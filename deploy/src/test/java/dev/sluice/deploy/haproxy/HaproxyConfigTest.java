@@ -19,8 +19,8 @@ import org.junit.jupiter.api.io.TempDir;
 /** The API-key and cluster-token parts of the rendered config, checked by the real HAProxy. */
 class HaproxyConfigTest {
 
-  private static HaproxyConfig.Settings settings(String token) {
-    return new HaproxyConfig.Settings("127.0.0.1", 8080, "127.0.0.1", 8500, 5, token,
+  private static RenderSettings settings(String token) {
+    return new RenderSettings("127.0.0.1", 8080, "127.0.0.1", 8500, 5, token,
         "x-session-id", Map.of("/", "llm"));
   }
 
@@ -140,7 +140,7 @@ class HaproxyConfigTest {
   void aWholeConfigLoadsWithoutAWarning(@TempDir Path dir) throws Exception {
     Path lua = dir.resolve("sluice_route.lua");
     HaproxyConfig.writeFiles(lua);
-    HaproxyConfig.Settings whole = settings("token-1")
+    RenderSettings whole = settings("token-1")
         .withApiKeys(true, List.of(HexFormat.of().formatHex(Bearer.digest("key-1"))))
         .withRoutes(Map.of("/chat", "chat", "/", "llm"))
         .withModels(Map.of("chat", List.of("a", "b"), "llm", List.of("c")))

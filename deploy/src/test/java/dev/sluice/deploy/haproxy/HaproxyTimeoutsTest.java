@@ -20,8 +20,8 @@ class HaproxyTimeoutsTest {
     return ConfigFactory.parseString(settings).withFallback(ConfigFactory.defaultReference());
   }
 
-  private static HaproxyConfig.Settings settings(HaproxyTimeouts timeouts) {
-    return new HaproxyConfig.Settings("127.0.0.1", 8080, "127.0.0.1", 8500, 5, "",
+  private static RenderSettings settings(HaproxyTimeouts timeouts) {
+    return new RenderSettings("127.0.0.1", 8080, "127.0.0.1", 8500, 5, "",
         "x-session-id", Map.of("/", "llm")).withTimeouts(timeouts);
   }
 
@@ -29,7 +29,7 @@ class HaproxyTimeoutsTest {
   void theDefaultsAreTheIngresssDefaults() {
     Config splice = ConfigFactory.defaultReference().getConfig("sluice.ingress.splice");
     String config = HaproxyConfig.render(
-        new HaproxyConfig.Settings("127.0.0.1", 8080, "127.0.0.1", 8500, 5, "",
+        new RenderSettings("127.0.0.1", 8080, "127.0.0.1", 8500, 5, "",
             "x-session-id", Map.of("/", "llm")), List.of(), Path.of("x.lua"));
 
     assertThat(config)
