@@ -6,6 +6,7 @@ import com.typesafe.config.ConfigFactory;
 import dev.sluice.core.http.ClusterToken;
 import dev.sluice.deploy.haproxy.HaproxyConfig;
 import dev.sluice.deploy.haproxy.RenderSettings;
+import dev.sluice.deploy.haproxy.RouterAddresses;
 import dev.sluice.deploy.haproxy.HaproxyTimeouts;
 import dev.sluice.ingress.IngressSettings;
 import dev.sluice.ingress.edge.ApiKeys;
@@ -44,8 +45,11 @@ final class HaproxyCommand {
         description = "Where HAProxy listens (default ${DEFAULT-VALUE}).")
     String bind;
 
-    @Option(names = "--router", paramLabel = "HOST:PORT", defaultValue = "127.0.0.1:8500",
-        description = "The router's POST /internal/route (default ${DEFAULT-VALUE}).")
+    @Option(names = "--router", paramLabel = "HOST:PORT[,HOST:PORT...]",
+        defaultValue = "127.0.0.1:8500",
+        description = "The router's POST /internal/route (default ${DEFAULT-VALUE}). Give every "
+            + "control node's: each reaches the router wherever it runs, and one that refuses "
+            + "the connection is passed over for the next.")
     String router;
 
     @Option(names = "--ingress", paramLabel = "HOST:PORT",
@@ -68,7 +72,8 @@ final class HaproxyCommand {
       JsonNode status = ApiClient.fromEnvironment(address)
           .send("GET", "/api/applications", null, null);
       URI bindAt = hostPort("--bind", bind);
-      URI routerAt = hostPort("--router", router);
+      List<URI> routers = RouterAddresses.parse("--router", router);
+      URI routerAt = routers.get(0);
       // The token, session header, API keys, body limit and timeouts, as a node with the same
       // environment reads them.
       Config config = ConfigFactory.load();
@@ -80,7 +85,9 @@ final class HaproxyCommand {
           .withApiKeys(keys.enabled(), keys.hexDigests())
           .withModels(models(status))
           .withMaxRequestBytes(config.getBytes("sluice.ingress.max-request-bytes"))
-          .withTimeouts(HaproxyTimeouts.fromIngress(config));
+          .withTimeouts(HaproxyTimeouts.fromIngress(config))
+          .withMoreRouters(routers.subList(1, routers.size()).stream()
+              .map(RouterAddresses::hostPort).toList());
       if (ingress != null) {
         URI ingressAt = hostPort("--ingress", ingress);
         settings = settings.withIngress(new java.net.InetSocketAddress(ingressAt.getHost(),

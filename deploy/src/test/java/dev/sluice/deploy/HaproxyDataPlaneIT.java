@@ -41,6 +41,8 @@ class HaproxyDataPlaneIT {
   private static final int DEAD_ROUTER_PORT = 19196;
   private static final int EMPTY_PORT = 19203;
   private static final int ALL_DOWN_PORT = 19204;
+  private static final int NO_ROUTERS_PORT = 19211;
+  private static final int CLOSED_PORT_2 = 19212;
   private static final String CHAT = "/v1/chat/completions";
 
   private static SluiceNode node;
@@ -225,21 +227,39 @@ class HaproxyDataPlaneIT {
     int code = SluiceCli.execute(new java.io.PrintWriter(out, true),
         new java.io.PrintWriter(err, true), "haproxy", "render",
         "--address", "http://127.0.0.1:" + node.apiPort().orElseThrow(),
-        "--router", "127.0.0.1:" + node.routerPort().orElseThrow(),
+        "--router", "127.0.0.1:" + CLOSED_PORT + ",127.0.0.1:" + node.routerPort().orElseThrow(),
         "--bind", "127.0.0.1:" + RENDERED_PORT, "--lua", lua.toString(),
         "--ingress", "localhost:" + node.ingressPort().orElseThrow());
     assertThat(code).as(err.toString()).isZero();
     assertThat(Files.readString(lua)).isEqualTo(HaproxyConfig.lua());
     assertThat(out.toString()).contains("lua-load \"" + lua.toAbsolutePath() + "\"")
+        .contains("setenv SLUICE_ROUTER_PORT " + CLOSED_PORT + "\n  setenv SLUICE_MORE_ROUTERS "
+            + "\"127.0.0.1:" + node.routerPort().orElseThrow() + "\"\n")
         .contains("bind 127.0.0.1:" + RENDERED_PORT)
         .contains("setenv SLUICE_INGRESS_HOST \"127.0.0.1\"\n  setenv SLUICE_INGRESS_PORT "
             + node.ingressPort().orElseThrow() + "\n");
+    // The first router refuses every connection (its node gone): the next one routes.
     try (Haproxy rendered = Haproxy.withConfig(dir, out.toString(), RENDERED_PORT)) {
-      HttpResponse<String> response = TestNodes.post(RENDERED_PORT, CHAT,
-          "{\"messages\":[{\"role\":\"user\",\"content\":\"rendered\"}],\"stream\":true}");
-      assertThat(response.statusCode()).as(response.body()).isEqualTo(200);
-      assertThat(response.headers().firstValue("x-sluice-served-by"))
-          .isEqualTo(response.headers().firstValue("x-sluice-replica")).isPresent();
+      for (int i = 0; i < 4; i++) {
+        HttpResponse<String> response = TestNodes.post(RENDERED_PORT, CHAT,
+            "{\"messages\":[{\"role\":\"user\",\"content\":\"rendered\"}],\"stream\":true}");
+        assertThat(response.statusCode()).as(response.body()).isEqualTo(200);
+        assertThat(response.headers().firstValue("x-sluice-served-by"))
+            .isEqualTo(response.headers().firstValue("x-sluice-replica")).isPresent();
+      }
+    }
+  }
+
+  @Test
+  void whenEveryRouterRefusesTheAnswerIsRouterUnreachable() throws Exception {
+    try (Haproxy none = Haproxy.rendered(node, new RenderSettings("127.0.0.1", NO_ROUTERS_PORT,
+        "127.0.0.1", CLOSED_PORT, 5, "", "x-session-id", Haproxy.routes(node))
+        .withMoreRouters(List.of("127.0.0.1:" + CLOSED_PORT_2)))) {
+      HttpResponse<String> response = TestNodes.post(NO_ROUTERS_PORT, CHAT,
+          "{\"messages\":[{\"role\":\"user\",\"content\":\"x\"}]}");
+      assertThat(response.statusCode()).isEqualTo(503);
+      assertThat(response.headers().firstValue("x-serve-reason")).hasValue("router_unreachable");
+      assertThat(response.headers().firstValue("x-sluice-served-by")).isEmpty();
     }
   }
 

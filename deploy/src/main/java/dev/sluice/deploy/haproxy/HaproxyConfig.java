@@ -141,6 +141,11 @@ public final class HaproxyConfig {
     out.add("global");
     out.add("  setenv SLUICE_ROUTER_HOST " + quoted(settings.routerHost()));
     out.add("  setenv SLUICE_ROUTER_PORT " + settings.routerPort());
+    if (!settings.moreRouters().isEmpty()) {
+      // Asked when the routers before refuse the connection (a control node gone).
+      out.add("  setenv SLUICE_MORE_ROUTERS " + quoted(String.join(",",
+          settings.moreRouters())));
+    }
     out.add("  setenv SLUICE_ROUTE_TIMEOUT_S " + settings.routeTimeoutSeconds());
     out.add("  setenv SLUICE_SESSION_HEADER " + quoted(settings.sessionHeader().toLowerCase(
         java.util.Locale.ROOT)));

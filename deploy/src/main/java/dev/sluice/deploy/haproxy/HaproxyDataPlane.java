@@ -110,17 +110,18 @@ public final class HaproxyDataPlane implements AutoCloseable {
           + "(haproxy -vv does not say \"Built with the Prometheus exporter\"): use a build "
           + "with USE_PROMEX=1, such as Debian's, or set it to -1");
     }
-    java.net.URI router = routerAddress(settings, localRouterPort);
+    List<java.net.URI> routers = routerAddresses(settings, localRouterPort);
     String token = ClusterToken.fromConfig(config).secret();
     int forwardLimit = config.getBoolean("sluice.ingress.forward-body")
         ? Math.toIntExact(config.getBytes("sluice.ingress.forward-body-limit")) : 0;
     RenderSettings base = new RenderSettings(settings.host(), settings.port(),
-        router.getHost(), router.getPort(),
+        routers.get(0).getHost(), routers.get(0).getPort(),
         config.getDuration("sluice.ingress.route-timeout").toMillis() / 1000.0, token,
         config.getString("sluice.ingress.session-header"), Map.of(), forwardLimit,
         config.getDuration("sluice.ingress.drain-timeout").toSeconds(), apiKeys.enabled(),
         apiKeys.hexDigests(), config.getBytes("sluice.ingress.max-request-bytes"), Map.of(),
-        "", 0, HaproxyTimeouts.fromIngress(config)).withIngress(ingress);
+        "", 0, HaproxyTimeouts.fromIngress(config), routers.subList(1, routers.size()).stream()
+            .map(RouterAddresses::hostPort).toList()).withIngress(ingress);
     Path dir = settings.dir().isPresent()
         ? Files.createDirectories(settings.dir().get())
         : Files.createTempDirectory("sluice-haproxy");
@@ -135,20 +136,15 @@ public final class HaproxyDataPlane implements AutoCloseable {
     return plane;
   }
 
-  private static java.net.URI routerAddress(HaproxySettings settings,
+  private static List<java.net.URI> routerAddresses(HaproxySettings settings,
       java.util.Optional<Integer> localRouterPort) {
     if (settings.router().isEmpty()) {
-      return java.net.URI.create("tcp://127.0.0.1:" + localRouterPort.orElseThrow(() ->
+      return List.of(java.net.URI.create("tcp://127.0.0.1:" + localRouterPort.orElseThrow(() ->
           new IllegalArgumentException("sluice.haproxy.router: this node has no router endpoint "
               + "(sluice.router.http.port = -1); set the host:port of another node's router "
-              + "endpoint")));
+              + "endpoint (or several, separated by commas)"))));
     }
-    java.net.URI uri = java.net.URI.create("tcp://" + settings.router());
-    if (uri.getHost() == null || uri.getPort() <= 0) {
-      throw new IllegalArgumentException("sluice.haproxy.router: '" + settings.router()
-          + "' (expected HOST:PORT)");
-    }
-    return uri;
+    return RouterAddresses.parse("sluice.haproxy.router", settings.router());
   }
 
   private void launch(HaproxySettings settings) throws IOException, InterruptedException {
@@ -159,9 +155,10 @@ public final class HaproxyDataPlane implements AutoCloseable {
     servers.set(0);
     process = HaproxyProcess.start(binary, config, dir, settings.host(), settings.port(),
         settings.startTimeout());
-    log.info("HAProxy {} data plane listening on http://{}:{} (router {}:{}; config {})",
+    log.info("HAProxy {} data plane listening on http://{}:{} (router {}:{}{}; config {})",
         binary.version(), settings.host(), settings.port(), base.routerHost(),
-        base.routerPort(), config);
+        base.routerPort(), base.moreRouters().isEmpty() ? ""
+            : ", then " + String.join(", ", base.moreRouters()), config);
     metricsUrl.ifPresent(url -> log.info("HAProxy's own metrics at {}", url));
   }
 

@@ -19,21 +19,27 @@ import java.util.regex.Pattern;
  * keys they may send, as the ingress's hex SHA-256 digests (none while required: every request
  * is refused), and the largest request body the ingress takes ({@code
  * sluice.ingress.max-request-bytes}), each application's models, the node's own ingress (an IP
- * address and port; port 0: none), and HAProxy's client and server timeouts (the ingress's).
+ * address and port; port 0: none), HAProxy's client and server timeouts (the ingress's), and
+ * the routers to ask when the first refuses the connection.
  */
 public record RenderSettings(String bindHost, int bindPort, String routerHost, int routerPort,
     double routeTimeoutSeconds, String routerToken, String sessionHeader,
     Map<String, String> routes, int forwardBodyLimit, long drainSeconds,
     boolean apiKeysRequired, List<String> apiKeyDigests, long maxRequestBytes,
     Map<String, List<String>> models, String ingressHost, int ingressPort,
-    HaproxyTimeouts timeouts) {
+    HaproxyTimeouts timeouts, List<String> moreRouters) {
 
+  private static final Pattern HOST_PORT = Pattern.compile("[A-Za-z0-9.:-]+:[0-9]{1,5}");
   private static final Pattern DIGEST = Pattern.compile("[0-9a-f]{64}");
   /** An IPv4 or IPv6 address, not a name. */
   private static final Pattern IP = Pattern.compile("[0-9.]+|[0-9a-fA-F:]*:[0-9a-fA-F:.]*");
 
   public RenderSettings {
     Objects.requireNonNull(timeouts, "timeouts");
+    moreRouters = List.copyOf(moreRouters);
+    if (!moreRouters.stream().allMatch(router -> HOST_PORT.matcher(router).matches())) {
+      throw new IllegalArgumentException("a router is not host:port: " + moreRouters);
+    }
     Map<String, List<String>> sorted = new TreeMap<>();
     models.forEach((app, ids) -> sorted.put(app, ids.stream().sorted().distinct().toList()));
     models = Collections.unmodifiableMap(sorted);
@@ -67,34 +73,38 @@ public record RenderSettings(String bindHost, int bindPort, String routerHost, i
       Map<String, String> routes) {
     this(bindHost, bindPort, routerHost, routerPort, routeTimeoutSeconds, routerToken,
         sessionHeader, routes, 0, 30, false, List.of(), HaproxyConfig.DEFAULT_MAX_REQUEST_BYTES,
-        Map.of(), "", 0, HaproxyTimeouts.DEFAULTS);
+        Map.of(), "", 0, HaproxyTimeouts.DEFAULTS, List.of());
   }
 
   /** HAProxy's client and server timeouts (the ingress's defaults unless set). */
   public RenderSettings withTimeouts(HaproxyTimeouts limits) {
     return new RenderSettings(bindHost, bindPort, routerHost, routerPort, routeTimeoutSeconds,
         routerToken, sessionHeader, routes, forwardBodyLimit, drainSeconds, apiKeysRequired,
-        apiKeyDigests, maxRequestBytes, models, ingressHost, ingressPort, limits);
+        apiKeyDigests, maxRequestBytes, models, ingressHost, ingressPort, limits,
+        moreRouters);
   }
 
   public RenderSettings withForwardBodyLimit(int limit) {
     return new RenderSettings(bindHost, bindPort, routerHost, routerPort, routeTimeoutSeconds,
         routerToken, sessionHeader, routes, limit, drainSeconds, apiKeysRequired,
-        apiKeyDigests, maxRequestBytes, models, ingressHost, ingressPort, timeouts);
+        apiKeyDigests, maxRequestBytes, models, ingressHost, ingressPort, timeouts,
+        moreRouters);
   }
 
   /** Each application by its route prefix. */
   public RenderSettings withRoutes(Map<String, String> byPrefix) {
     return new RenderSettings(bindHost, bindPort, routerHost, routerPort, routeTimeoutSeconds,
         routerToken, sessionHeader, byPrefix, forwardBodyLimit, drainSeconds, apiKeysRequired,
-        apiKeyDigests, maxRequestBytes, models, ingressHost, ingressPort, timeouts);
+        apiKeyDigests, maxRequestBytes, models, ingressHost, ingressPort, timeouts,
+        moreRouters);
   }
 
   /** Clients must send one of these keys ({@code required}), or need none. */
   public RenderSettings withApiKeys(boolean required, List<String> digests) {
     return new RenderSettings(bindHost, bindPort, routerHost, routerPort, routeTimeoutSeconds,
         routerToken, sessionHeader, routes, forwardBodyLimit, drainSeconds, required,
-        digests, maxRequestBytes, models, ingressHost, ingressPort, timeouts);
+        digests, maxRequestBytes, models, ingressHost, ingressPort, timeouts,
+        moreRouters);
   }
 
   /**
@@ -104,7 +114,8 @@ public record RenderSettings(String bindHost, int bindPort, String routerHost, i
   public RenderSettings withMaxRequestBytes(long bytes) {
     return new RenderSettings(bindHost, bindPort, routerHost, routerPort, routeTimeoutSeconds,
         routerToken, sessionHeader, routes, forwardBodyLimit, drainSeconds,
-        apiKeysRequired, apiKeyDigests, bytes, models, ingressHost, ingressPort, timeouts);
+        apiKeysRequired, apiKeyDigests, bytes, models, ingressHost, ingressPort, timeouts,
+        moreRouters);
   }
 
   /**
@@ -127,7 +138,8 @@ public record RenderSettings(String bindHost, int bindPort, String routerHost, i
   public RenderSettings withIngress(String host, int port) {
     return new RenderSettings(bindHost, bindPort, routerHost, routerPort, routeTimeoutSeconds,
         routerToken, sessionHeader, routes, forwardBodyLimit, drainSeconds, apiKeysRequired,
-        apiKeyDigests, maxRequestBytes, models, host, port, timeouts);
+        apiKeyDigests, maxRequestBytes, models, host, port, timeouts,
+        moreRouters);
   }
 
   /**
@@ -138,6 +150,17 @@ public record RenderSettings(String bindHost, int bindPort, String routerHost, i
   public RenderSettings withModels(Map<String, List<String>> byApp) {
     return new RenderSettings(bindHost, bindPort, routerHost, routerPort, routeTimeoutSeconds,
         routerToken, sessionHeader, routes, forwardBodyLimit, drainSeconds, apiKeysRequired,
-        apiKeyDigests, maxRequestBytes, byApp, ingressHost, ingressPort, timeouts);
+        apiKeyDigests, maxRequestBytes, byApp, ingressHost, ingressPort, timeouts,
+        moreRouters);
+  }
+
+  /**
+   * Routers to ask, in this order, when the one at {@code routerHost:routerPort} and those before
+   * refuse the connection ({@code host:port} each).
+   */
+  public RenderSettings withMoreRouters(List<String> routers) {
+    return new RenderSettings(bindHost, bindPort, routerHost, routerPort, routeTimeoutSeconds,
+        routerToken, sessionHeader, routes, forwardBodyLimit, drainSeconds, apiKeysRequired,
+        apiKeyDigests, maxRequestBytes, models, ingressHost, ingressPort, timeouts, routers);
   }
 }

@@ -3,8 +3,8 @@
 -- replica's server. On any failure nothing is pinned and txn.sluice_reason says why; the
 -- generated haproxy.cfg answers 503 with that reason before any use_backend (fail closed).
 -- Settings come from the environment the generated haproxy.cfg sets (setenv in its global
--- section): SLUICE_ROUTER_HOST, SLUICE_ROUTER_PORT, SLUICE_ROUTE_TIMEOUT_S,
--- SLUICE_ROUTER_TOKEN (optional), SLUICE_SESSION_HEADER, SLUICE_BACKEND and
+-- section): SLUICE_ROUTER_HOST, SLUICE_ROUTER_PORT, SLUICE_MORE_ROUTERS (optional),
+-- SLUICE_ROUTE_TIMEOUT_S, SLUICE_ROUTER_TOKEN (optional), SLUICE_SESSION_HEADER, SLUICE_BACKEND and
 -- SLUICE_FORWARD_BODY_LIMIT (0: the router gets no body; else up to that many bytes of it, with
 -- X-Body-Truncated: <sent>/<total> when cut, as the ingress does). The body's "model" goes to
 -- the router as X-Sluice-Model whatever SLUICE_FORWARD_BODY_LIMIT says, as the ingress sends it.
@@ -12,8 +12,16 @@
 -- goes whose model the action could not read (beyond the part of the body HAProxy buffers) for
 -- an application with several deployments; the ingress reads the whole body.
 
-local router_host = os.getenv("SLUICE_ROUTER_HOST") or "127.0.0.1"
-local router_port = tonumber(os.getenv("SLUICE_ROUTER_PORT") or "8500")
+-- The routers to ask, in order: SLUICE_ROUTER_HOST:SLUICE_ROUTER_PORT, then SLUICE_MORE_ROUTERS
+-- ("host:port,host:port"). Every control node serves one, which reaches the router singleton
+-- wherever it runs; a router that refuses the connection is passed over for the next, and the
+-- one that last took a connection is asked first.
+local routers = {{host = os.getenv("SLUICE_ROUTER_HOST") or "127.0.0.1",
+  port = tonumber(os.getenv("SLUICE_ROUTER_PORT") or "8500")}}
+for host, port in (os.getenv("SLUICE_MORE_ROUTERS") or ""):gmatch("([^,]+):(%d+)") do
+  routers[#routers + 1] = {host = host, port = tonumber(port)}
+end
+local preferred = 1
 local timeout_s = tonumber(os.getenv("SLUICE_ROUTE_TIMEOUT_S") or "5")
 local token = os.getenv("SLUICE_ROUTER_TOKEN") or ""
 local session_header = os.getenv("SLUICE_SESSION_HEADER") or "x-session-id"
@@ -179,14 +187,28 @@ local function body_model(body)
 end
 
 -- One POST /internal/route: the chosen replica id, or nil and the reason.
-local function ask_router(txn, body, cut, model, excluded)
-  local sock = core.tcp()
-  sock:settimeout(timeout_s)
-  if not sock:connect(router_host, router_port) then
+-- A connection to the first router that takes one (see routers), or nil. Only a refused
+-- connection moves on: a router that took the request may have routed it.
+local function connect_router()
+  for i = 0, #routers - 1 do
+    local index = (preferred - 1 + i) % #routers + 1
+    local sock = core.tcp()
+    sock:settimeout(timeout_s)
+    if sock:connect(routers[index].host, routers[index].port) then
+      preferred = index
+      return sock, routers[index]
+    end
     sock:close()
+  end
+  return nil
+end
+
+local function ask_router(txn, body, cut, model, excluded)
+  local sock, router = connect_router()
+  if sock == nil then
     return nil, "router_unreachable"
   end
-  local request = "POST /internal/route HTTP/1.0\r\nHost: " .. router_host .. ":" .. router_port
+  local request = "POST /internal/route HTTP/1.0\r\nHost: " .. router.host .. ":" .. router.port
     .. "\r\nConnection: close\r\nContent-Length: " .. #body .. "\r\n"
   if #body > 0 then
     request = request .. "Content-Type: application/json\r\n"
