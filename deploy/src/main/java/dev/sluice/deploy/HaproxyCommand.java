@@ -79,7 +79,7 @@ final class HaproxyCommand {
       Config config = ConfigFactory.load();
       ApiKeys keys = IngressSettings.fromConfig(config).apiKeys();
       RenderSettings settings = new RenderSettings(bindAt.getHost(),
-          bindAt.getPort(), routerAt.getHost(), routerAt.getPort(), routeTimeout,
+          bindAt.getPort(), RouterAddresses.host(routerAt), routerAt.getPort(), routeTimeout,
           ClusterToken.fromConfig(config).secret(),
           config.getString("sluice.ingress.session-header"), routes(status))
           .withApiKeys(keys.enabled(), keys.hexDigests())

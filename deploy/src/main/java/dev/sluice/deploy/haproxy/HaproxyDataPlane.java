@@ -115,7 +115,7 @@ public final class HaproxyDataPlane implements AutoCloseable {
     int forwardLimit = config.getBoolean("sluice.ingress.forward-body")
         ? Math.toIntExact(config.getBytes("sluice.ingress.forward-body-limit")) : 0;
     RenderSettings base = new RenderSettings(settings.host(), settings.port(),
-        routers.get(0).getHost(), routers.get(0).getPort(),
+        RouterAddresses.host(routers.get(0)), routers.get(0).getPort(),
         config.getDuration("sluice.ingress.route-timeout").toMillis() / 1000.0, token,
         config.getString("sluice.ingress.session-header"), Map.of(), forwardLimit,
         config.getDuration("sluice.ingress.drain-timeout").toSeconds(), apiKeys.enabled(),

@@ -30,6 +30,9 @@ public final class RouterAddresses {
       String hostPort = entry.strip();
       int colon = hostPort.lastIndexOf(':');
       String host = colon > 0 ? hostPort.substring(0, colon) : "";
+      if (host.startsWith("[") && host.endsWith("]")) {  // an IPv6 address as in a URL
+        host = host.substring(1, host.length() - 1);
+      }
       String port = colon > 0 ? hostPort.substring(colon + 1) : "";
       if (!HOST.matcher(host).matches() || !port.matches("[0-9]{1,5}")
           || Integer.parseInt(port) < 1 || Integer.parseInt(port) > 65535) {
@@ -48,8 +51,12 @@ public final class RouterAddresses {
 
   /** {@code host:port}, as the Lua action reads it (an IPv6 host without brackets). */
   public static String hostPort(URI router) {
+    return host(router) + ":" + router.getPort();
+  }
+
+  /** The host as the Lua action connects to it: an IPv6 address without brackets. */
+  public static String host(URI router) {
     String host = router.getHost();
-    return (host.startsWith("[") ? host.substring(1, host.length() - 1) : host) + ":"
-        + router.getPort();
+    return host.startsWith("[") ? host.substring(1, host.length() - 1) : host;
   }
 }

@@ -15,9 +15,10 @@ class RouterAddressesTest {
     assertThat(RouterAddresses.parse("--router", "10.0.0.5:8500"))
         .containsExactly(URI.create("tcp://10.0.0.5:8500"));
     List<URI> routers = RouterAddresses.parse("--router",
-        "control-0.sluice:8500, 10.0.0.6:8501,::1:8502");
+        "control-0.sluice:8500, 10.0.0.6:8501,::1:8502,[fd00::5]:8503");
     assertThat(routers.stream().map(RouterAddresses::hostPort))
-        .containsExactly("control-0.sluice:8500", "10.0.0.6:8501", "::1:8502");
+        .containsExactly("control-0.sluice:8500", "10.0.0.6:8501", "::1:8502", "fd00::5:8503");
+    assertThat(RouterAddresses.host(routers.get(3))).isEqualTo("fd00::5");
   }
 
   @Test
