@@ -84,6 +84,7 @@ class ApiTokenIT {
 
     HttpResponse<String> read = call("GET", "/api/cluster", null, API);
     assertThat(read.statusCode()).isEqualTo(200);
+    assertThat(Sse.json(read.body()).path("api_guard").asText()).isEqualTo("api-token");
     HttpResponse<String> write = call("PATCH", deployment, scale, API);
     assertThat(write.statusCode()).as(write.body()).isEqualTo(200);
     assertThat(targetReplicas()).isEqualTo(2);

@@ -270,6 +270,7 @@ class ControllerApiIT {
     assertThat(cluster.path("self").asText()).isEqualTo(self);
     assertThat(cluster.path("leader").asText()).isEqualTo(self);
     assertThat(cluster.path("transport").asText()).isEqualTo("tcp");
+    assertThat(cluster.path("api_guard").asText()).isEqualTo("none");
     assertThat(cluster.path("members")).hasSize(1);
     JsonNode member = cluster.path("members").get(0);
     assertThat(member.path("status").asText()).isEqualTo("Up");

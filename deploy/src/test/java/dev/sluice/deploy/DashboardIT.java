@@ -112,6 +112,7 @@ class DashboardIT {
       assertThat(driver.findElement(By.id("connection")).getText()).containsIgnoringCase(
           "connected");
       assertThat(driver.findElement(By.id("transport")).getText()).isEqualTo("plain TCP");
+      assertThat(driver.findElement(By.id("api-guard")).getText()).isEqualTo("no token");
 
       JavascriptExecutor js = (JavascriptExecutor) driver;
       js.executeScript("window.sluiceTestMarker = 'same page';");

@@ -111,6 +111,10 @@ class EdgeSecurityIT {
         .header("authorization", TOKEN).build(), HttpResponse.BodyHandlers.ofString());
     assertThat(status.statusCode()).isEqualTo(200);
     assertThat(Sse.json(status.body()).at("/applications/0/name").asText()).isEqualTo("llm");
+    HttpResponse<String> cluster = TestNodes.HTTP.send(java.net.http.HttpRequest.newBuilder(
+            java.net.URI.create("http://127.0.0.1:" + api + "/api/cluster"))
+        .header("authorization", TOKEN).build(), HttpResponse.BodyHandlers.ofString());
+    assertThat(Sse.json(cluster.body()).path("api_guard").asText()).isEqualTo("cluster-token");
   }
 
   @Test

@@ -16,7 +16,14 @@ import java.util.List;
 public final class ApiGuard {
 
   /** What opens the API. */
-  public enum Credential { API_TOKEN, CLUSTER_TOKEN, NONE }
+  public enum Credential {
+    API_TOKEN, CLUSTER_TOKEN, NONE;
+
+    /** As {@code GET /api/cluster} names it: {@code api-token}, {@code cluster-token}, none. */
+    public String wireName() {
+      return name().toLowerCase(java.util.Locale.ROOT).replace('_', '-');
+    }
+  }
 
   private static final String KEY = "sluice.controller.api.token";
 

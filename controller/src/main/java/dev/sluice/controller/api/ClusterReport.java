@@ -15,8 +15,9 @@ import org.apache.pekko.cluster.typed.Cluster;
 /**
  * {@code GET /api/cluster}: the members (address, roles, status, reachability), the leader,
  * where each singleton runs (on the oldest member that is up with role {@code control}), as this
- * node sees the cluster, and how its traffic travels ({@code transport}: {@code tcp}, or
- * {@code tls-tcp} for mutual TLS).
+ * node sees the cluster, how its traffic travels ({@code transport}: {@code tcp}, or {@code
+ * tls-tcp} for mutual TLS), and what opens this API ({@code api_guard}: {@code api-token},
+ * {@code cluster-token} or {@code none}, {@link ApiGuard}).
  */
 public final class ClusterReport {
 
@@ -31,8 +32,11 @@ public final class ClusterReport {
 
   /** The same report as a JSON tree (the dashboard embeds it). */
   public static ObjectNode tree(ActorSystem<?> system) {
-    return tree(Cluster.get(system).state(), system.address(),
+    ObjectNode root = tree(Cluster.get(system).state(), system.address(),
         system.settings().config().getString("pekko.remote.artery.transport"));
+    root.put("api_guard", ApiGuard.fromConfig(system.settings().config()).credential()
+        .wireName());
+    return root;
   }
 
   static ObjectNode tree(ClusterEvent.CurrentClusterState state, Address self,

@@ -330,6 +330,9 @@
     const transport = str(cluster.transport);
     items.push(`<dt>cluster traffic</dt><dd id="transport">${transport === 'tls-tcp' ? 'mutual TLS'
       : transport === 'tcp' ? 'plain TCP' : '—'}</dd>`);
+    const guard = str(cluster.api_guard);
+    items.push(`<dt>controller API</dt><dd id="api-guard">${guard === 'api-token' ? 'its own token'
+      : guard === 'cluster-token' ? 'the cluster token' : guard === 'none' ? 'no token' : '—'}</dd>`);
     setHtml($('singletons'), items.join(''));
   }
 
