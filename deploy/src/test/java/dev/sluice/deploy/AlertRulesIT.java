@@ -3,7 +3,6 @@ package dev.sluice.deploy;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import com.typesafe.config.ConfigFactory;
 import dev.sluice.core.testing.Await;
 import java.io.IOException;
@@ -30,7 +29,6 @@ import org.junit.jupiter.api.Test;
  */
 class AlertRulesIT {
 
-  private static final ObjectMapper JSON = new ObjectMapper();
   private static final Path RULES = Path.of("prometheus-alerts.yml").toAbsolutePath();
   private static final int PROMETHEUS_PORT = 19091;
   private static final String KEY = "Bearer alert-key-1";
@@ -64,19 +62,10 @@ class AlertRulesIT {
     assertThat(used).allSatisfy(name -> assertThat(docs).contains("`" + name + "`"));
   }
 
-  private static JsonNode api(String path) throws Exception {
-    HttpResponse<String> response = TestNodes.get(PROMETHEUS_PORT, path);
-    JsonNode body = JSON.readTree(response.body());
-    if (!body.path("status").asText().equals("success")) {
-      throw new IllegalStateException(path + " -> " + response.body());
-    }
-    return body.path("data");
-  }
-
   /** Each alerting rule, by name: its health ({@code ok} once evaluated) and state. */
-  private static Map<String, String> rules() throws Exception {
+  private static Map<String, String> rules(TestPrometheus prometheus) throws Exception {
     Map<String, String> rules = new TreeMap<>();
-    for (JsonNode group : api("/api/v1/rules").path("groups")) {
+    for (JsonNode group : prometheus.api("/api/v1/rules").path("groups")) {
       for (JsonNode rule : group.path("rules")) {
         rules.put(rule.path("name").asText(), rule.path("health").asText() + " "
             + rule.path("state").asText());
@@ -86,9 +75,9 @@ class AlertRulesIT {
   }
 
   /** The pending or firing alerts, as {@code name deployment state}. */
-  private static List<String> alerts() throws Exception {
+  private static List<String> alerts(TestPrometheus prometheus) throws Exception {
     List<String> alerts = new ArrayList<>();
-    for (JsonNode alert : api("/api/v1/alerts").path("alerts")) {
+    for (JsonNode alert : prometheus.api("/api/v1/alerts").path("alerts")) {
       alerts.add(alert.path("labels").path("alertname").asText() + " "
           + alert.path("labels").path("deployment").asText() + " "
           + alert.path("state").asText());
@@ -99,64 +88,43 @@ class AlertRulesIT {
   @Test
   void aServingNodeRaisesNoneAndADeploymentWithoutReplicasRaisesItsTwo() throws Exception {
     try (SluiceNode node = TestNodes.local(TestNodes.app(2, 0, 1, 32), ConfigFactory.parseString(
-        "sluice.ingress.api-keys = \"alert-key-1\""))) {
-      Path dir = Files.createTempDirectory("sluice-alerts");
-      Path config = dir.resolve("prometheus.yml");
-      Files.writeString(config, """
-          global: {scrape_interval: 1s, evaluation_interval: 1s}
-          rule_files: ["%s"]
-          scrape_configs:
-            - job_name: sluice
-              static_configs: [{targets: ["127.0.0.1:%d"]}]
-          """.formatted(RULES, node.metricsPort().orElseThrow()));
-      Process prometheus = new ProcessBuilder("prometheus", "--config.file=" + config,
-          "--storage.tsdb.path=" + dir.resolve("data"), "--log.level=warn",
-          "--web.listen-address=127.0.0.1:" + PROMETHEUS_PORT)
-          .redirectErrorStream(true).redirectOutput(dir.resolve("prometheus.log").toFile())
-          .start();
-      try {
-        Await.untilOk(Duration.ofSeconds(30), "Prometheus ready", () -> TestNodes.get(
-            PROMETHEUS_PORT, "/-/ready").statusCode() == 200);
-        int ingress = node.ingressPort().orElseThrow();
-        Await.untilOk(Duration.ofSeconds(30), "answers scraped and every rule evaluated", () ->
-            TestNodes.post(ingress, "/v1/completions", "{\"prompt\":\"alert\",\"max_tokens\":2}",
-                "authorization", KEY).statusCode() == 200
-            && api("/api/v1/query?query=sluice_ingress_requests_total").path("result").size() > 0
-            && rules().size() == 14
-            && rules().values().stream().allMatch(rule -> rule.startsWith("ok ")));
-        java.time.Instant scraped = java.time.Instant.now();
-        Await.untilOk(Duration.ofSeconds(10), "every rule evaluated again after that scrape",
-            () -> api("/api/v1/rules").findValues("lastEvaluation").stream()
-                .allMatch(at -> java.time.Instant.parse(at.asText()).isAfter(scraped)));
-        assertThat(rules().values()).as("a serving node raises no alert")
-            .containsOnly("ok inactive");
-        assertThat(alerts()).isEmpty();
+            "sluice.ingress.api-keys = \"alert-key-1\""));
+        TestPrometheus prometheus = TestPrometheus.start(PROMETHEUS_PORT,
+            node.metricsPort().orElseThrow(), RULES)) {
+      int ingress = node.ingressPort().orElseThrow();
+      Await.untilOk(Duration.ofSeconds(30), "answers scraped and every rule evaluated", () ->
+          TestNodes.post(ingress, "/v1/completions", "{\"prompt\":\"alert\",\"max_tokens\":2}",
+              "authorization", KEY).statusCode() == 200
+          && prometheus.query("sluice_ingress_requests_total").size() > 0
+          && rules(prometheus).size() == 14
+          && rules(prometheus).values().stream().allMatch(rule -> rule.startsWith("ok ")));
+      java.time.Instant scraped = java.time.Instant.now();
+      Await.untilOk(Duration.ofSeconds(10), "every rule evaluated again after that scrape",
+          () -> prometheus.api("/api/v1/rules").findValues("lastEvaluation").stream()
+              .allMatch(at -> java.time.Instant.parse(at.asText()).isAfter(scraped)));
+      assertThat(rules(prometheus).values()).as("a serving node raises no alert")
+          .containsOnly("ok inactive");
+      assertThat(alerts(prometheus)).isEmpty();
 
-        // A deployment whose replicas need a GPU on a node that offers none never runs one.
-        String both = TestNodes.app(2, 0, 1, 32) + """
-              - name: gpu
-                route_prefix: /gpu
-                llm_configs:
-                  - model_loading_config: {model_id: big}
-                    engine_config:
-                      type: openai-process
-                      command: [sluice-test-never-started, --port, "{port}"]
-                      num_gpus: 1
-            """;
-        HttpResponse<String> put = TestNodes.api(node.apiPort().orElseThrow(), "PUT",
-            "/api/applications", both, "application/yaml");
-        assertThat(put.statusCode()).as(put.body()).isIn(200, 202);
-        Await.untilOk(Duration.ofSeconds(30), "the two replica-count alerts pending",
-            () -> alerts().containsAll(List.of(
-                "SluiceDeploymentHasNoRunningReplica gpu#big pending",
-                "SluiceDeploymentBelowTarget gpu#big pending")));
-        assertThat(alerts()).as("nothing else").hasSize(2);
-      } finally {
-        prometheus.destroy();
-        if (!prometheus.waitFor(20, TimeUnit.SECONDS)) {
-          prometheus.destroyForcibly();
-        }
-      }
+      // A deployment whose replicas need a GPU on a node that offers none never runs one.
+      String both = TestNodes.app(2, 0, 1, 32) + """
+            - name: gpu
+              route_prefix: /gpu
+              llm_configs:
+                - model_loading_config: {model_id: big}
+                  engine_config:
+                    type: openai-process
+                    command: [sluice-test-never-started, --port, "{port}"]
+                    num_gpus: 1
+          """;
+      HttpResponse<String> put = TestNodes.api(node.apiPort().orElseThrow(), "PUT",
+          "/api/applications", both, "application/yaml");
+      assertThat(put.statusCode()).as(put.body()).isIn(200, 202);
+      Await.untilOk(Duration.ofSeconds(30), "the two replica-count alerts pending",
+          () -> alerts(prometheus).containsAll(List.of(
+              "SluiceDeploymentHasNoRunningReplica gpu#big pending",
+              "SluiceDeploymentBelowTarget gpu#big pending")));
+      assertThat(alerts(prometheus)).as("nothing else").hasSize(2);
     }
   }
 }

@@ -6,12 +6,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.typesafe.config.ConfigFactory;
 import dev.sluice.core.testing.Await;
-import java.net.URI;
-import java.net.URLEncoder;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -52,85 +46,58 @@ class GrafanaDashboardIT {
     return queries;
   }
 
-  private static JsonNode query(String expr) throws Exception {
-    HttpResponse<String> response = TestNodes.HTTP.send(HttpRequest.newBuilder(URI.create(
-            "http://127.0.0.1:" + PROMETHEUS_PORT + "/api/v1/query?query="
-                + URLEncoder.encode(expr, StandardCharsets.UTF_8)))
-        .timeout(Duration.ofSeconds(10)).build(), HttpResponse.BodyHandlers.ofString());
-    JsonNode body = JSON.readTree(response.body());
-    assertThat(body.path("status").asText()).as(expr + " -> " + response.body())
-        .isEqualTo("success");
-    return body.path("data").path("result");
-  }
-
   @Test
   void everyPanelQueryRunsAndTheBusyOnesShowData() throws Exception {
     Map<String, String> queries = queries();
     assertThat(queries).hasSizeGreaterThan(30);
-    try (SluiceNode node = TestNodes.local(TestNodes.app(2, 5, 2, 32), ConfigFactory.empty())) {
-      Path dir = Files.createTempDirectory("sluice-prometheus");
-      Path config = dir.resolve("prometheus.yml");
-      Files.writeString(config, """
-          global: {scrape_interval: 1s, evaluation_interval: 1s}
-          scrape_configs:
-            - job_name: sluice
-              static_configs: [{targets: ["127.0.0.1:%d"]}]
-          """.formatted(node.metricsPort().orElseThrow()));
-      Process prometheus = new ProcessBuilder("prometheus", "--config.file=" + config,
-          "--storage.tsdb.path=" + dir.resolve("data"), "--log.level=warn",
-          "--web.listen-address=127.0.0.1:" + PROMETHEUS_PORT)
-          .redirectErrorStream(true).redirectOutput(dir.resolve("prometheus.log").toFile())
-          .start();
+    try (SluiceNode node = TestNodes.local(TestNodes.app(2, 5, 2, 32), ConfigFactory.empty());
+        TestPrometheus prometheus = TestPrometheus.start(PROMETHEUS_PORT,
+            node.metricsPort().orElseThrow())) {
+      // Prometheus hands its targets to the scraper a few seconds after it is ready.
+      Await.untilOk(Duration.ofSeconds(30), "the node scraped", () -> prometheus.query("up == 1")
+          .size() == 1);
+      long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(4);
+      while (System.nanoTime() < end) {  // traffic over several scrapes, so rates have data
+        TestNodes.post(node.ingressPort().orElseThrow(), "/v1/chat/completions",
+            "{\"messages\":[{\"role\":\"user\",\"content\":\"graph me\"}],\"stream\":true}");
+      }
       try {
-        Await.untilOk(Duration.ofSeconds(30), "Prometheus ready", () -> TestNodes.get(
-            PROMETHEUS_PORT, "/-/ready").statusCode() == 200);
-        // Prometheus hands its targets to the scraper a few seconds after it is ready.
-        Await.untilOk(Duration.ofSeconds(30), "the node scraped", () -> query("up == 1")
-            .size() == 1);
-        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(4);
-        while (System.nanoTime() < end) {  // traffic over several scrapes, so rates have data
-          TestNodes.post(node.ingressPort().orElseThrow(), "/v1/chat/completions",
-              "{\"messages\":[{\"role\":\"user\",\"content\":\"graph me\"}],\"stream\":true}");
-        }
-        try {
-          Await.untilOk(Duration.ofSeconds(20), "scraped traffic", () -> {
-            JsonNode rate = query("sum(rate(sluice_ingress_requests_total[1m]))");
-            return rate.size() == 1 && rate.get(0).path("value").get(1).asDouble() > 0;
-          });
-        } catch (AssertionError e) {
-          throw new AssertionError(e.getMessage() + "; targets: " + TestNodes.get(
-              PROMETHEUS_PORT, "/api/v1/targets").body() + "; log: "
-              + Files.readString(dir.resolve("prometheus.log")), e);
-        }
+        Await.untilOk(Duration.ofSeconds(20), "scraped traffic", () -> {
+          JsonNode rate = prometheus.query("sum(rate(sluice_ingress_requests_total[1m]))");
+          return rate.size() == 1 && rate.get(0).path("value").get(1).asDouble() > 0;
+        });
+      } catch (AssertionError e) {
+        throw new AssertionError(e.getMessage() + "; " + prometheus.diagnostics(), e);
+      }
 
-        List<String> empty = new ArrayList<>();
-        for (Map.Entry<String, String> panel : queries.entrySet()) {
-          if (query(panel.getValue()).isEmpty()) {
-            empty.add(panel.getKey());
-          }
+      List<String> empty = new ArrayList<>();
+      for (Map.Entry<String, String> panel : queries.entrySet()) {
+        JsonNode result;
+        try {
+          result = prometheus.query(panel.getValue());
+        } catch (IllegalStateException e) {
+          throw new AssertionError(panel.getKey() + ": " + e.getMessage(), e);
         }
-        // Panels of events this run did not cause (fallbacks, waiters, aborts, scaling...) may
-        // be empty; these must not be.
-        List<String> busy = List.of("Tokens/s #1", "Tokens/s #2", "Requests/s by status #1",
-            "TTFT p50 / p99 (completions) #1", "TTFT p50 / p99 (completions) #2",
-            "Request duration p50 / p99 (completions) #1", "Streams open #1",
-            "Route latency p99 #1", "Decisions/s by deployment and outcome #1",
-            "Decision latency p99 by policy #1", "Replicas known by deployment #1",
-            "In flight vs capacity per replica #1", "In flight vs capacity per replica #2",
-            "Ongoing per replica #1", "Tokens/s per replica #1",
-            "Replica TTFT p50 per replica #1", "Replicas by state #1", "Target replicas #1",
-            "Replica starts / stops / replacements #1", "Reconcile time p99 #1",
-            "Messages/s by actor #1", "Processing time p99 by actor #1",
-            "Mailbox depth by actor #1", "Cluster members by status #1",
-            "Unreachable members #1", "Heap used #1", "Threads #1");
-        assertThat(queries.keySet()).containsAll(busy);
-        assertThat(empty).as("panels without data").doesNotContainAnyElementsOf(busy);
-      } finally {
-        prometheus.destroy();
-        if (!prometheus.waitFor(20, TimeUnit.SECONDS)) {
-          prometheus.destroyForcibly();
+        if (result.isEmpty()) {
+          empty.add(panel.getKey());
         }
       }
+      // Panels of events this run did not cause (fallbacks, waiters, aborts, scaling...) may
+      // be empty; these must not be.
+      List<String> busy = List.of("Tokens/s #1", "Tokens/s #2", "Requests/s by status #1",
+          "TTFT p50 / p99 (completions) #1", "TTFT p50 / p99 (completions) #2",
+          "Request duration p50 / p99 (completions) #1", "Streams open #1",
+          "Route latency p99 #1", "Decisions/s by deployment and outcome #1",
+          "Decision latency p99 by policy #1", "Replicas known by deployment #1",
+          "In flight vs capacity per replica #1", "In flight vs capacity per replica #2",
+          "Ongoing per replica #1", "Tokens/s per replica #1",
+          "Replica TTFT p50 per replica #1", "Replicas by state #1", "Target replicas #1",
+          "Replica starts / stops / replacements #1", "Reconcile time p99 #1",
+          "Messages/s by actor #1", "Processing time p99 by actor #1",
+          "Mailbox depth by actor #1", "Cluster members by status #1",
+          "Unreachable members #1", "Heap used #1", "Threads #1");
+      assertThat(queries.keySet()).containsAll(busy);
+      assertThat(empty).as("panels without data").doesNotContainAnyElementsOf(busy);
     }
   }
 }
