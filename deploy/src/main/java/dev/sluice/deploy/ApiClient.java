@@ -41,11 +41,13 @@ final class ApiClient {
   }
 
   /**
-   * The token to send: the API's own ({@code SLUICE_CONTROLLER_API_TOKEN}) when set, else the
-   * cluster token ({@code SLUICE_CLUSTER_TOKEN}), which opens the API when it has none.
+   * The token to send: the API's own ({@code SLUICE_CONTROLLER_API_TOKEN}, the first when it
+   * lists several) when set, else the cluster token ({@code SLUICE_CLUSTER_TOKEN}), which opens
+   * the API when it has none.
    */
   static Optional<String> token(java.util.Map<String, String> env) {
     return Optional.ofNullable(env.get("SLUICE_CONTROLLER_API_TOKEN"))
+        .map(tokens -> tokens.split(",", -1)[0].strip())  // of several, the newest, first
         .filter(t -> !t.isBlank())
         .or(() -> Optional.ofNullable(env.get("SLUICE_CLUSTER_TOKEN")));
   }

@@ -123,6 +123,8 @@ class ApiTokenIT {
         "SLUICE_CONTROLLER_API_TOKEN", "a"))).hasValue("a");
     assertThat(ApiClient.token(java.util.Map.of("SLUICE_CLUSTER_TOKEN", "c",
         "SLUICE_CONTROLLER_API_TOKEN", " "))).hasValue("c");
+    assertThat(ApiClient.token(java.util.Map.of("SLUICE_CONTROLLER_API_TOKEN", "new, old")))
+        .hasValue("new");
     assertThat(ApiClient.token(java.util.Map.of())).isEmpty();
   }
 }

@@ -5,6 +5,7 @@ import dev.sluice.core.http.ApiError;
 import dev.sluice.core.http.Bearer;
 import dev.sluice.core.http.ClusterToken;
 import java.security.MessageDigest;
+import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -28,39 +29,48 @@ public final class ApiGuard {
   private static final String KEY = "sluice.controller.api.token";
 
   private final Credential credential;
-  private final List<byte[]> apiTokenDigest;
+  private final List<byte[]> apiTokenDigests;
   private final ClusterToken clusterToken;
 
-  private ApiGuard(Credential credential, List<byte[]> apiTokenDigest, ClusterToken clusterToken) {
+  private ApiGuard(Credential credential, List<byte[]> apiTokenDigests,
+      ClusterToken clusterToken) {
     this.credential = credential;
-    this.apiTokenDigest = apiTokenDigest;
+    this.apiTokenDigests = apiTokenDigests;
     this.clusterToken = clusterToken;
   }
 
   /**
-   * The guard of this configuration.
+   * The guard of this configuration. The API token may be several, separated by commas, each
+   * taken: a new one beside the old while clients move to it.
    *
    * @throws IllegalArgumentException naming the key, for an API token that cannot travel in a
    *     header or that is the cluster token itself
    */
   public static ApiGuard fromConfig(Config root) {
     ClusterToken clusterToken = ClusterToken.fromConfig(root);
-    String token = root.getString(KEY).strip();
-    if (token.isEmpty()) {
+    String value = root.getString(KEY).strip();
+    if (value.isEmpty()) {
       return new ApiGuard(clusterToken.enabled() ? Credential.CLUSTER_TOKEN : Credential.NONE,
           List.of(), clusterToken);
     }
-    if (!Bearer.isPrintable(token)) {
-      throw new IllegalArgumentException(KEY + ": has a character that cannot travel in a "
-          + "header (expected: printable ASCII without spaces)");
+    List<byte[]> digests = new ArrayList<>();
+    for (String entry : value.split(",", -1)) {
+      String token = entry.strip();
+      if (!Bearer.isPrintable(token)) {
+        throw new IllegalArgumentException(KEY + ": " + (token.isEmpty() ? "an empty token"
+            : "has a character that cannot travel in a header") + " (expected: printable ASCII "
+            + "without spaces or commas; several separated by commas)");
+      }
+      byte[] digest = Bearer.digest(token);
+      if (clusterToken.enabled()
+          && MessageDigest.isEqual(digest, Bearer.digest(clusterToken.secret()))) {
+        throw new IllegalArgumentException(KEY + ": the same as sluice.core.cluster-token, "
+            + "which every ingress sends with the requests it forwards (expected: a token of its "
+            + "own)");
+      }
+      digests.add(digest);
     }
-    byte[] digest = Bearer.digest(token);
-    if (clusterToken.enabled()
-        && MessageDigest.isEqual(digest, Bearer.digest(clusterToken.secret()))) {
-      throw new IllegalArgumentException(KEY + ": the same as sluice.core.cluster-token, which "
-          + "every ingress sends with the requests it forwards (expected: a token of its own)");
-    }
-    return new ApiGuard(Credential.API_TOKEN, List.of(digest), clusterToken);
+    return new ApiGuard(Credential.API_TOKEN, List.copyOf(digests), clusterToken);
   }
 
   public Credential credential() {
@@ -70,7 +80,7 @@ public final class ApiGuard {
   /** Whether a request with this {@code Authorization} value (null = absent) may pass. */
   public boolean admits(String authorization) {
     return switch (credential) {
-      case API_TOKEN -> Bearer.matchesAny(apiTokenDigest, authorization);
+      case API_TOKEN -> Bearer.matchesAny(apiTokenDigests, authorization);
       case CLUSTER_TOKEN -> clusterToken.admits(authorization);
       case NONE -> true;
     };

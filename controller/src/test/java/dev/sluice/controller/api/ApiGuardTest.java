@@ -55,9 +55,23 @@ class ApiGuardTest {
   void anApiTokenThatCannotTravelOrIsTheClusterTokenIsRefusedNamingTheKey() {
     assertThatThrownBy(() -> guard("", "two words"))
         .hasMessage("sluice.controller.api.token: has a character that cannot travel in a header "
-            + "(expected: printable ASCII without spaces)");
+            + "(expected: printable ASCII without spaces or commas; several separated by commas)");
+    assertThatThrownBy(() -> guard("", "new-1,,old-1"))
+        .hasMessageStartingWith("sluice.controller.api.token: an empty token (expected:");
     assertThatThrownBy(() -> guard("same", "same"))
         .hasMessageStartingWith("sluice.controller.api.token: the same as "
             + "sluice.core.cluster-token");
+    assertThatThrownBy(() -> guard("same", "new-1, same"))
+        .hasMessageStartingWith("sluice.controller.api.token: the same as "
+            + "sluice.core.cluster-token");
+  }
+
+  @Test
+  void severalApiTokensAreEachTakenWhileClientsMoveToTheNewOne() {
+    ApiGuard guard = guard("cluster-1", "new-1, old-1");
+    assertThat(guard.admits("Bearer new-1")).isTrue();
+    assertThat(guard.admits("Bearer old-1")).isTrue();
+    assertThat(guard.admits("Bearer new-1, old-1")).isFalse();
+    assertThat(guard.admits("Bearer cluster-1")).isFalse();
   }
 }
