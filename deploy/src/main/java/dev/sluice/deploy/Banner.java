@@ -35,10 +35,12 @@ final class Banner {
     node.routerPort().ifPresent(port -> out.println("  Router endpoint:      http://"
         + node.system().settings().config().getString("sluice.router.http.host") + ":" + port
         + "/internal/route"));
-    node.apiPort().ifPresent(port -> out.println("  Controller API:       http://"
+    String api = node.system().settings().config().getString("sluice.controller.api.tls-dir")
+        .isBlank() ? "http://" : "https://";
+    node.apiPort().ifPresent(port -> out.println("  Controller API:       " + api
         + node.system().settings().config().getString("sluice.controller.api.host") + ":" + port
         + "/api/applications"));
-    node.apiPort().ifPresent(port -> out.println("  Dashboard:            http://"
+    node.apiPort().ifPresent(port -> out.println("  Dashboard:            " + api
         + node.system().settings().config().getString("sluice.controller.api.host") + ":" + port
         + "/"));
     node.metricsPort().ifPresent(port -> out.println("  Metrics (Prometheus): http://"
@@ -56,7 +58,7 @@ final class Banner {
         + "\"Hello!\"}],\"stream\":true}'");
     out.println("  curl " + ingress + "/v1/models");
     node.apiPort().ifPresent(port -> {
-      String address = port == 8265 ? "" : " --address http://"
+      String address = port == 8265 && api.equals("http://") ? "" : " --address " + api
           + node.system().settings().config().getString("sluice.controller.api.host") + ":"
           + port;
       out.println("  ./sluice status" + address + "          # the replicas, as the controller "

@@ -155,7 +155,7 @@ final class LocalCluster {
     if (first.api() < 0) {
       return;
     }
-    ApiClient api = ApiClient.fromEnvironment("http://127.0.0.1:" + first.api());
+    ApiClient api = ApiClient.fromEnvironment(apiScheme() + "127.0.0.1:" + first.api());
     long deadline = System.nanoTime() + Duration.ofMinutes(2).toNanos();
     String last = "";
     while (true) {
@@ -242,11 +242,13 @@ final class LocalCluster {
         + "application/json' -d '{\"messages\":[{\"role\":\"user\",\"content\":\"Hello!\"}],"
         + "\"stream\":true}'");
     if (first.api() >= 0) {
-      String address = first.api() == 8265 ? "" : " --address http://127.0.0.1:" + first.api();
+      String base = apiScheme() + "127.0.0.1:" + first.api();
+      String address = first.api() == 8265 && apiScheme().equals("http://") ? ""
+          : " --address " + base;
       out.println("  ./sluice status" + address + "   # replicas and the nodes they run on");
-      out.println("  curl http://127.0.0.1:" + first.api() + "/api/cluster   # members, "
-          + "reachability, where the singletons run");
-      out.println("  open http://127.0.0.1:" + first.api() + "/   # the live dashboard");
+      out.println("  curl " + base + "/api/cluster   # members, reachability, where the "
+          + "singletons run");
+      out.println("  open " + base + "/   # the live dashboard");
     }
     out.println("  kill -9 <pid of a replica node>   # its replicas are replaced on the others");
     out.println();
@@ -291,5 +293,11 @@ final class LocalCluster {
         process.destroyForcibly();
       }
     }
+  }
+
+  /** The nodes serve their API over HTTPS when they are given a TLS folder for it. */
+  private static String apiScheme() {
+    String dir = System.getenv("SLUICE_API_TLS_DIR");
+    return dir == null || dir.isBlank() ? "http://" : "https://";
   }
 }

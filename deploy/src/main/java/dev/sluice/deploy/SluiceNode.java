@@ -31,6 +31,7 @@ import dev.sluice.replica.engine.GpuPool;
 import dev.sluice.router.LLMRouter;
 import dev.sluice.router.RouterSettings;
 import dev.sluice.router.http.RouterHttpEndpoint;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
@@ -40,6 +41,7 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import javax.net.ssl.SSLContext;
 import org.apache.pekko.Done;
 import org.apache.pekko.actor.Address;
 import org.apache.pekko.actor.CoordinatedShutdown;
@@ -90,6 +92,7 @@ public final class SluiceNode implements AutoCloseable {
     // Tokens checked before the node joins: a mistake stops it with the key's name.
     ClusterToken.fromConfig(config);
     ApiGuard.Credential apiCredential = ApiGuard.fromConfig(config).credential();
+    Optional<SSLContext> apiTls = options.has(Role.CONTROL) ? apiTls(config) : Optional.empty();
     this.system = ActorSystem.create(SpawnProtocol.create(), "sluice", config);
     try {
       ClusterFormation.join(system, options.seedNodes());
@@ -133,10 +136,12 @@ public final class SluiceNode implements AutoCloseable {
               .withSettings(controlRole())));
       boolean clusterToken = ClusterToken.fromConfig(config).enabled();
       this.apiBinding = controller.isPresent() && controllerSettings.apiPort() >= 0
-          ? Optional.of(bindApi(controller.get(), controllerSettings)) : Optional.empty();
+          ? Optional.of(bindApi(controller.get(), controllerSettings, apiTls))
+          : Optional.empty();
       if (apiBinding.isPresent()) {
         Exposure.warnControllerApi(controllerSettings.apiHost(), apiCredential);
-        log.info("Controller API listening on {}", apiBinding.get().localAddress());
+        log.info("Controller API listening on {}{}", apiBinding.get().localAddress(),
+            apiTls.isPresent() ? " (HTTPS)" : "");
       }
       if (options.has(Role.REPLICA)) {
         Exposure.warnInternal("every replica endpoint", Exposure.replicaBindHost(config),
@@ -263,12 +268,21 @@ public final class SluiceNode implements AutoCloseable {
     return Optional.of(binding);
   }
 
-  private ServerBinding bindApi(ActorRef<Controller.Command> proxy, ControllerSettings settings)
-      throws Exception {
+  private ServerBinding bindApi(ActorRef<Controller.Command> proxy, ControllerSettings settings,
+      Optional<SSLContext> tls) throws Exception {
     ServerBinding binding = await(new ControllerApi(system, proxy, settings,
-        AppConfigs::validateRouters).bind());
+        AppConfigs::validateRouters).bind(tls));
     binding.addToCoordinatedShutdown(UNBIND_DEADLINE, system);
     return binding;
+  }
+
+  /** The controller API's TLS ({@code sluice.controller.api.tls-dir}), checked; none if unset. */
+  static Optional<SSLContext> apiTls(Config config) {
+    String dir = config.getString("sluice.controller.api.tls-dir");
+    return dir.isBlank() ? Optional.empty() : Optional.of(new TlsFolder(
+        "sluice.controller.api.tls-dir (SLUICE_API_TLS_DIR)", Path.of(dir),
+        "tls.key and tls.crt in PEM (and ca.crt, when there, must have signed tls.crt)")
+        .serverContext());
   }
 
   static Address seedAddress(String hostPort) {

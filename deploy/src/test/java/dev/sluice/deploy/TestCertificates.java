@@ -21,8 +21,12 @@ final class TestCertificates {
 
   private TestCertificates() {}
 
-  /** A new CA named {@code caName} and a certificate for {@code subject} it signed. */
-  static Path issue(Path folder, String caName, String subject) throws Exception {
+  /**
+   * A new CA named {@code caName} and a certificate for {@code subject} it signed, with these
+   * subject alternative names if any ({@code ip:127.0.0.1}, {@code dns:localhost}).
+   */
+  static Path issue(Path folder, String caName, String subject, String... alternativeNames)
+      throws Exception {
     Files.createDirectories(folder);
     Path ca = folder.resolve("ca.p12");
     Path node = folder.resolve("node.p12");
@@ -35,9 +39,13 @@ final class TestCertificates {
         "-storepass", PASSWORD);
     keytool("-certreq", "-alias", "node", "-keystore", node.toString(), "-storepass", PASSWORD,
         "-file", request.toString());
-    keytool("-gencert", "-alias", "ca", "-keystore", ca.toString(), "-storepass", PASSWORD,
-        "-infile", request.toString(), "-outfile", folder.resolve("tls.crt").toString(), "-rfc",
-        "-validity", "2");
+    List<String> sign = new ArrayList<>(List.of("-gencert", "-alias", "ca", "-keystore",
+        ca.toString(), "-storepass", PASSWORD, "-infile", request.toString(), "-outfile",
+        folder.resolve("tls.crt").toString(), "-rfc", "-validity", "2"));
+    if (alternativeNames.length > 0) {
+      sign.addAll(List.of("-ext", "san=" + String.join(",", alternativeNames)));
+    }
+    keytool(sign.toArray(new String[0]));
     keytool("-exportcert", "-alias", "ca", "-keystore", ca.toString(), "-storepass", PASSWORD,
         "-rfc", "-file", folder.resolve("ca.crt").toString());
     KeyStore store = KeyStore.getInstance("PKCS12");

@@ -89,11 +89,19 @@ public final class ControllerApi {
   }
 
   public CompletionStage<ServerBinding> bind() {
+    return bind(Optional.empty());
+  }
+
+  /** Binds over HTTPS with {@code tls} when given, else plain HTTP. */
+  public CompletionStage<ServerBinding> bind(Optional<javax.net.ssl.SSLContext> tls) {
     // HEAD is answered as GET without the body (uptime checks, load balancers).
-    return Http.get(system).newServerAt(settings.apiHost(), settings.apiPort())
+    var server = Http.get(system).newServerAt(settings.apiHost(), settings.apiPort())
         .withSettings(OpenAiParsingErrors.applyTo(ServerSettings.create(
-            system.settings().config()).withTransparentHeadRequests(true)))
-        .bind(this::handle);
+            system.settings().config()).withTransparentHeadRequests(true)));
+    return (tls.isPresent()
+        ? server.enableHttps(org.apache.pekko.http.javadsl.ConnectionContext.httpsServer(
+            tls.get()))
+        : server).bind(this::handle);
   }
 
   /** Stops the dashboard's refresh (the binding is closed by its owner). */
