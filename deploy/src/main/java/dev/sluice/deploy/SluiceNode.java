@@ -89,8 +89,9 @@ public final class SluiceNode implements AutoCloseable {
   private SluiceNode(NodeOptions options) throws Exception {
     this.options = options;
     Config config = config(options);
-    // Tokens checked before the node joins: a mistake stops it with the key's name.
-    ClusterToken.fromConfig(config);
+    // Tokens and the API's TLS folder checked before the node joins: a mistake stops it naming
+    // the setting.
+    boolean clusterToken = ClusterToken.fromConfig(config).enabled();
     ApiGuard.Credential apiCredential = ApiGuard.fromConfig(config).credential();
     Optional<SSLContext> apiTls = options.has(Role.CONTROL) ? apiTls(config) : Optional.empty();
     this.system = ActorSystem.create(SpawnProtocol.create(), "sluice", config);
@@ -134,7 +135,6 @@ public final class SluiceNode implements AutoCloseable {
               .withProps(CountingMailbox.selector("controller"))
               .withStopMessage(Controller.Stop.INSTANCE)
               .withSettings(controlRole())));
-      boolean clusterToken = ClusterToken.fromConfig(config).enabled();
       this.apiBinding = controller.isPresent() && controllerSettings.apiPort() >= 0
           ? Optional.of(bindApi(controller.get(), controllerSettings, apiTls))
           : Optional.empty();

@@ -53,8 +53,11 @@ final class TlsFolder {
    * signed it: always when {@code caRequired}, else when the folder has one.
    */
   void check(boolean caRequired) {
-    X509Certificate certificate = chain()[0];
-    if (!pairs(key(), certificate)) {
+    check(key(), chain()[0], caRequired);
+  }
+
+  private void check(PrivateKey key, X509Certificate certificate, boolean caRequired) {
+    if (!pairs(key, certificate)) {
       throw refused(CERTIFICATE, "not the certificate of " + KEY + " (another key's)");
     }
     try {
@@ -77,12 +80,14 @@ final class TlsFolder {
 
   /** A server's TLS context: the key, with the certificates of {@code tls.crt} as its chain. */
   SSLContext serverContext() {
-    check(false);
+    PrivateKey key = key();
+    X509Certificate[] chain = chain();
+    check(key, chain[0], false);
     char[] password = "in-memory".toCharArray();
     try {
       KeyStore store = KeyStore.getInstance("PKCS12");
       store.load(null, null);
-      store.setKeyEntry("sluice", key(), password, chain());
+      store.setKeyEntry("sluice", key, password, chain);
       KeyManagerFactory keys = KeyManagerFactory.getInstance(
           KeyManagerFactory.getDefaultAlgorithm());
       keys.init(store, password);
