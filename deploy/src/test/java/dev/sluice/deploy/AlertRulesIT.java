@@ -20,6 +20,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The alerting rules in {@code deploy/prometheus-alerts.yml}: Debian's {@code promtool} checks
@@ -47,6 +48,42 @@ class AlertRulesIT {
         .contains("SUCCESS: 1 rule files found", "SUCCESS: 14 rules found");
     assertThat(run("promtool", "test", "rules", "prometheus-alerts.test.yml"))
         .contains("SUCCESS");
+  }
+
+  /**
+   * The Kubernetes scrape job that prometheus.yml gives commented out is a valid config once
+   * uncommented. Debian's promtool is built without Kubernetes service discovery, so its
+   * {@code kubernetes_sd_configs} is swapped for a static target; the rest (paths, relabelling)
+   * is checked as written.
+   */
+  @Test
+  void theKubernetesScrapeJobIsAValidConfig(@TempDir Path folder) throws Exception {
+    List<String> lines = Files.readAllLines(Path.of("prometheus.yml"), StandardCharsets.UTF_8);
+    int variant = lines.indexOf("  # Kubernetes variant (see deploy/kubernetes/): find the Sluice "
+        + "pods through the API server");
+    assertThat(variant).as("the Kubernetes variant's comment").isPositive();
+    int start = lines.subList(variant, lines.size()).indexOf("  # - job_name: sluice") + variant;
+    List<String> job = new ArrayList<>();
+    boolean discovery = false;
+    for (String line : lines.subList(start, lines.size())) {
+      if (!line.startsWith("  # ")) {
+        break;
+      }
+      String uncommented = "  " + line.substring(4);
+      if (uncommented.equals("    kubernetes_sd_configs:")) {
+        discovery = true;
+        job.add("    static_configs: [{targets: [\"127.0.0.1:9464\"]}]");
+      } else if (discovery && uncommented.startsWith("      ")) {
+        continue;  // the discovery block's own lines
+      } else {
+        discovery = false;
+        job.add(uncommented);
+      }
+    }
+    Path config = folder.resolve("kubernetes.yml");
+    Files.writeString(config, "scrape_configs:\n" + String.join("\n", job) + "\n");
+    assertThat(job).anyMatch(line -> line.contains("regex: sluice;metrics"));
+    assertThat(run("promtool", "check", "config", config.toString())).contains("SUCCESS");
   }
 
   /** Every metric a rule names is one docs/METRICS.md documents (a typo never fires). */

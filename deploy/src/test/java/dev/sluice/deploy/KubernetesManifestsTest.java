@@ -73,6 +73,7 @@ class KubernetesManifestsTest {
           .forEach(port -> exposed.add(String.valueOf(get(map(port), "targetPort"))));
     }
     Set<String> admittedFromAnywhere = new HashSet<>();
+    Set<String> admittedFromCluster = new HashSet<>();
     boolean internalAdmitted = false;
     for (Map<String, Object> policy : policies) {
       assertThat(strings(get(policy, "spec", "policyTypes"))).containsExactly("Ingress");
@@ -93,16 +94,21 @@ class KubernetesManifestsTest {
           assertThat(ports).as(name(policy) + ": a rule from anywhere names its ports")
               .isNotEmpty();
           ports.forEach(port -> admittedFromAnywhere.add(String.valueOf(get(map(port), "port"))));
-        } else {
-          for (Object source : list(from)) {
-            Map<String, Object> peers = map(get(map(source), "podSelector", "matchLabels"));
-            assertThat(map(source)).as("internal sources are pods of this namespace")
-                .containsOnlyKeys("podSelector");
-            assertThat(pods).as("a source selects only Sluice pods")
-                .allMatch(pod -> !selects(peers, labels(pod))
-                    || "sluice".equals(labels(pod).get("app")));
-            assertThat(peers).containsEntry("app", "sluice");
+          continue;
+        }
+        for (Object source : list(from)) {
+          if (map(source).containsKey("namespaceSelector")) {
+            assertThat(map(source)).as("a source from every namespace").containsOnlyKeys(
+                "namespaceSelector").containsEntry("namespaceSelector", Map.of());
+            assertThat(ports).as(name(policy) + ": a rule from the cluster names its ports")
+                .isNotEmpty();
+            ports.forEach(port -> admittedFromCluster.add(String.valueOf(get(map(port), "port"))));
+            continue;
           }
+          Map<String, Object> peers = map(get(map(source), "podSelector", "matchLabels"));
+          assertThat(map(source)).as("internal sources are pods of this namespace")
+              .containsOnlyKeys("podSelector");
+          assertThat(peers).containsEntry("app", "sluice");
           internalAdmitted |= ports.isEmpty()
               && pods.stream().allMatch(pod -> selects(podSelector, labels(pod)));
         }
@@ -111,10 +117,56 @@ class KubernetesManifestsTest {
     assertThat(internalAdmitted).as("a policy admits Sluice pods to every Sluice pod").isTrue();
     assertThat(admittedFromAnywhere).as("ports open to any client").isEqualTo(exposed)
         .doesNotContain("remoting", "management");
+    assertThat(admittedFromCluster).as("ports open to Prometheus in the cluster")
+        .containsExactly("metrics");
+  }
+
+  @Test
+  void podsServeMetricsOnThePodIpWherePodMonitorScrapesThemAsJobSluice() throws IOException {
+    Map<String, Object> monitor = map(new Yaml().load(
+        Files.readString(FOLDER.resolve("monitoring/podmonitor.yaml"))));
+    assertThat(strings(get(kustomization(FOLDER.resolve("monitoring")), "resources")))
+        .containsExactly("podmonitor.yaml");
+    Map<String, Object> selector = map(get(monitor, "spec", "selector", "matchLabels"));
+    String port = String.valueOf(get(map(list(get(monitor, "spec", "podMetricsEndpoints"))
+        .get(0)), "port"));
+    String jobLabel = String.valueOf(get(monitor, "spec", "jobLabel"));
+    // The alerting rules' node-down rule expects job="sluice".
+    assertThat(Files.readString(Path.of("prometheus-alerts.yml"))).contains("up{job=\"sluice\"}");
+    for (Map<String, Object> pod : podTemplates()) {
+      assertThat(selects(selector, labels(pod))).as("the PodMonitor selects every pod").isTrue();
+      assertThat(labels(pod)).as("the job label").containsEntry(jobLabel, "sluice");
+      assertThat(portNames(pod)).contains(port);
+      Map<String, Object> container = container(pod);
+      assertThat(env(container, "SLUICE_METRICS_PORT"))
+          .isEqualTo(String.valueOf(containerPort(pod, port)));
+      assertThat(env(container, "SLUICE_METRICS_HOST")).as("bound on the pod IP")
+          .isEqualTo("$(SLUICE_HOST)");
+    }
+  }
+
+  @Test
+  void thePrometheusRuleIsTheAlertingRulesFile() throws Exception {
+    ProcessBuilder builder = new ProcessBuilder("bash", "kubernetes/monitoring/prometheusrule.sh");
+    builder.environment().put("LABELS", "release=kube-prometheus-stack");
+    Process script = builder.start();
+    String printed = new String(script.getInputStream().readAllBytes());
+    assertThat(script.waitFor()).isZero();
+    Map<String, Object> rule = map(new Yaml().load(printed));
+    Map<String, Object> alerts = map(new Yaml().load(
+        Files.readString(Path.of("prometheus-alerts.yml"))));
+    assertThat(rule).containsEntry("kind", "PrometheusRule");
+    assertThat(map(get(rule, "metadata", "labels")))
+        .containsEntry("release", "kube-prometheus-stack");
+    assertThat(get(rule, "spec", "groups")).isEqualTo(alerts.get("groups"));
   }
 
   private static Map<String, Object> kustomization() throws IOException {
-    return map(new Yaml().load(Files.readString(FOLDER.resolve("kustomization.yaml"))));
+    return kustomization(FOLDER);
+  }
+
+  private static Map<String, Object> kustomization(Path folder) throws IOException {
+    return map(new Yaml().load(Files.readString(folder.resolve("kustomization.yaml"))));
   }
 
   private static List<Map<String, Object>> documents() throws IOException {
