@@ -4,14 +4,17 @@ import com.typesafe.config.Config;
 import dev.sluice.controller.api.ApiGuard;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
+import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Loud warnings, once at start, for a listener reachable beyond this machine without its guard:
- * the public ingress or HAProxy data plane without API keys, an internal endpoint (router,
- * replica) without the cluster token, the controller API without a token of its own, or cluster
- * remoting without TLS. Loopback binds (the default, and {@code sluice local}) are quiet.
+ * Listeners reachable beyond this machine without their guard: the public ingress or HAProxy
+ * data plane without API keys, an internal endpoint (router, replica) without the cluster token,
+ * the controller API without a token of its own or without HTTPS, or cluster remoting without
+ * TLS. Each is a loud warning once at start ({@code warn...}), or, with
+ * {@code sluice.security.strict} on, a reason the node does not start ({@link StrictSecurity}).
+ * Loopback binds (the default, and {@code sluice local}) are quiet.
  */
 final class Exposure {
 
@@ -20,83 +23,97 @@ final class Exposure {
   private Exposure() {}
 
   /**
-   * Warns (and says so) when a public listener ({@code what}: the ingress, or the HAProxy data
-   * plane, which checks the same keys) is reachable beyond loopback without API keys.
+   * A public listener ({@code what}: the ingress, or the HAProxy data plane, which checks the
+   * same keys) reachable beyond loopback without API keys.
    */
-  static boolean warnPublic(String what, String host, boolean apiKeys) {
-    boolean exposed = !apiKeys && !isLoopback(host);
-    if (exposed) {
-      log.warn("SECURITY: {} listens on {} without API keys: anyone who reaches it can "
-          + "use every model. Set sluice.ingress.api-keys (env SLUICE_API_KEYS) or "
-          + "api-keys-file, or bind it to 127.0.0.1.", what, host);
-    }
-    return exposed;
+  static Optional<String> publicListener(String what, String host, boolean apiKeys) {
+    return apiKeys || isLoopback(host) ? Optional.empty() : Optional.of(what + " listens on "
+        + host + " without API keys: anyone who reaches it can use every model. Set "
+        + "sluice.ingress.api-keys (env SLUICE_API_KEYS) or api-keys-file, or bind it to "
+        + "127.0.0.1.");
   }
 
-  /** Warns (and says so) when an internal endpoint is reachable beyond loopback unguarded. */
-  static boolean warnInternal(String what, String host, boolean clusterToken) {
-    return warnInternal(what, host, clusterToken,
-        "use it directly, past the ingress's keys and limits");
+  /** An internal endpoint reachable beyond loopback without the cluster token. */
+  static Optional<String> internalEndpoint(String what, String host, boolean clusterToken) {
+    return clusterToken || isLoopback(host) ? Optional.empty() : Optional.of(what
+        + " listens on " + host + " without a cluster token: anyone who reaches it can use it "
+        + "directly, past the ingress's keys and limits. Set sluice.core.cluster-token (env "
+        + "SLUICE_CLUSTER_TOKEN) on every node, or keep it on an internal interface.");
   }
 
   /**
-   * Warns (and says so) when the controller API is reachable beyond loopback without a guard, or
-   * with only the cluster token, which travels in plain HTTP with every forwarded request:
-   * whoever writes the desired state chooses the commands replica nodes run (openai-process
-   * engines).
+   * The controller API reachable beyond loopback without a guard, or with only the cluster
+   * token, which travels in plain HTTP with every forwarded request: whoever writes the desired
+   * state chooses the commands replica nodes run (openai-process engines).
    */
-  static boolean warnControllerApi(String host, ApiGuard.Credential credential) {
+  static Optional<String> controllerApi(String host, ApiGuard.Credential credential) {
     if (isLoopback(host) || credential == ApiGuard.Credential.API_TOKEN) {
-      return false;
+      return Optional.empty();
     }
     String consequence = "change or delete what the cluster serves, and make every replica node "
         + "run any program it names (the command of an openai-process engine)";
-    if (credential == ApiGuard.Credential.NONE) {
-      log.warn("SECURITY: the controller API listens on {} without a token: anyone who reaches "
-          + "it can {}. Set sluice.controller.api.token (env SLUICE_CONTROLLER_API_TOKEN) and "
-          + "sluice.core.cluster-token (env SLUICE_CLUSTER_TOKEN), or bind it to 127.0.0.1.",
-          host, consequence);
-    } else {
-      log.warn("SECURITY: the controller API listens on {} and takes the cluster token, which "
-          + "every ingress sends in plain HTTP with the requests it forwards: whoever can read "
-          + "that traffic can {}. Set sluice.controller.api.token (env "
-          + "SLUICE_CONTROLLER_API_TOKEN) to give the API a token of its own.", host, consequence);
-    }
-    return true;
+    return Optional.of(credential == ApiGuard.Credential.NONE
+        ? "the controller API listens on " + host + " without a token: anyone who reaches it "
+            + "can " + consequence + ". Set sluice.controller.api.token (env "
+            + "SLUICE_CONTROLLER_API_TOKEN) and sluice.core.cluster-token (env "
+            + "SLUICE_CLUSTER_TOKEN), or bind it to 127.0.0.1."
+        : "the controller API listens on " + host + " and takes the cluster token, which every "
+            + "ingress sends in plain HTTP with the requests it forwards: whoever can read that "
+            + "traffic can " + consequence + ". Set sluice.controller.api.token (env "
+            + "SLUICE_CONTROLLER_API_TOKEN) to give the API a token of its own.");
   }
 
-  private static boolean warnInternal(String what, String host, boolean clusterToken,
-      String consequence) {
-    boolean exposed = !clusterToken && !isLoopback(host);
-    if (exposed) {
-      log.warn("SECURITY: {} listens on {} without a cluster token: anyone who reaches it can "
-          + "{}. Set sluice.core.cluster-token (env SLUICE_CLUSTER_TOKEN) on every node, or "
-          + "keep it on an internal interface.", what, host, consequence);
-    }
-    return exposed;
+  /** The controller API reachable beyond loopback over plain HTTP: its token travels in clear. */
+  static Optional<String> controllerApiInClear(String host, boolean https) {
+    return https || isLoopback(host) ? Optional.empty() : Optional.of("the controller API "
+        + "listens on " + host + " over plain HTTP: its token travels in clear from every "
+        + "operator and CLI. Set sluice.controller.api.tls-dir (env SLUICE_API_TLS_DIR), or "
+        + "bind it to 127.0.0.1.");
   }
 
-  /**
-   * Says how cluster traffic travels, and warns (and says so) when remoting listens beyond
-   * loopback without TLS: any host that reaches it can join, and a member can start replicas.
-   */
+  /** Cluster remoting beyond loopback without TLS: any host that reaches it can join. */
+  static Optional<String> remoting(Config config) {
+    if (!config.getString("sluice.cluster.tls-dir").isBlank()) {
+      return Optional.empty();
+    }
+    String host = remotingHost(config);
+    return isLoopback(host) ? Optional.empty() : Optional.of("cluster remoting listens on "
+        + host + " without TLS: any host that reaches its port can join the cluster, and a "
+        + "member can start replicas and the programs of their engines. Set "
+        + "sluice.cluster.tls-dir (env SLUICE_REMOTING_TLS_DIR) on every node, or keep the port "
+        + "on a network only cluster nodes reach.");
+  }
+
+  static boolean warnPublic(String what, String host, boolean apiKeys) {
+    return warn(publicListener(what, host, apiKeys));
+  }
+
+  static boolean warnInternal(String what, String host, boolean clusterToken) {
+    return warn(internalEndpoint(what, host, clusterToken));
+  }
+
+  static boolean warnControllerApi(String host, ApiGuard.Credential credential, boolean https) {
+    boolean token = warn(controllerApi(host, credential));
+    return warn(controllerApiInClear(host, https)) | token;
+  }
+
+  /** Says how cluster traffic travels, and warns when remoting is open to any host. */
   static boolean warnRemoting(Config config) {
     String dir = config.getString("sluice.cluster.tls-dir");
     if (!dir.isBlank()) {
       log.info("Cluster traffic: TLS with mutual authentication (certificates in {})", dir);
-      return false;
     }
+    return warn(remoting(config));
+  }
+
+  private static boolean warn(Optional<String> finding) {
+    finding.ifPresent(sentence -> log.warn("SECURITY: {}", sentence));
+    return finding.isPresent();
+  }
+
+  static String remotingHost(Config config) {
     String bind = config.getString("pekko.remote.artery.bind.hostname");
-    String host = bind.isBlank() ? config.getString("pekko.remote.artery.canonical.hostname")
-        : bind;
-    boolean exposed = !isLoopback(host);
-    if (exposed) {
-      log.warn("SECURITY: cluster remoting listens on {} without TLS: any host that reaches its "
-          + "port can join the cluster, and a member can start replicas and the programs of "
-          + "their engines. Set sluice.cluster.tls-dir (env SLUICE_REMOTING_TLS_DIR) on every "
-          + "node, or keep the port on a network only cluster nodes reach.", host);
-    }
-    return exposed;
+    return bind.isBlank() ? config.getString("pekko.remote.artery.canonical.hostname") : bind;
   }
 
   /** The replica endpoints' bind host, as {@code ReplicaNodeSettings} derives it. */

@@ -94,6 +94,8 @@ public final class SluiceNode implements AutoCloseable {
     boolean clusterToken = ClusterToken.fromConfig(config).enabled();
     ApiGuard.Credential apiCredential = ApiGuard.fromConfig(config).credential();
     Optional<SSLContext> apiTls = options.has(Role.CONTROL) ? apiTls(config) : Optional.empty();
+    StrictSecurity.check(config, options.roles(), clusterToken, apiCredential,
+        apiTls.isPresent());
     this.system = ActorSystem.create(SpawnProtocol.create(), "sluice", config);
     try {
       ClusterFormation.join(system, options.seedNodes());
@@ -139,7 +141,8 @@ public final class SluiceNode implements AutoCloseable {
           ? Optional.of(bindApi(controller.get(), controllerSettings, apiTls))
           : Optional.empty();
       if (apiBinding.isPresent()) {
-        Exposure.warnControllerApi(controllerSettings.apiHost(), apiCredential);
+        Exposure.warnControllerApi(controllerSettings.apiHost(), apiCredential,
+            apiTls.isPresent());
         log.info("Controller API listening on {}{}", apiBinding.get().localAddress(),
             apiTls.isPresent() ? " (HTTPS)" : "");
       }

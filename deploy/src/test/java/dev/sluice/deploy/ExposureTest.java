@@ -34,22 +34,31 @@ class ExposureTest {
     appender.start();
     logger.addAppender(appender);
     try {
-      assertThat(Exposure.warnControllerApi("127.0.0.1", ApiGuard.Credential.NONE)).isFalse();
-      assertThat(Exposure.warnControllerApi("0.0.0.0", ApiGuard.Credential.API_TOKEN)).isFalse();
+      assertThat(Exposure.warnControllerApi("127.0.0.1", ApiGuard.Credential.NONE, false))
+          .isFalse();
+      assertThat(Exposure.warnControllerApi("0.0.0.0", ApiGuard.Credential.API_TOKEN, true))
+          .isFalse();
       assertThat(appender.list).isEmpty();
 
-      assertThat(Exposure.warnControllerApi("0.0.0.0", ApiGuard.Credential.NONE)).isTrue();
+      assertThat(Exposure.warnControllerApi("0.0.0.0", ApiGuard.Credential.NONE, true)).isTrue();
       assertThat(appender.list).singleElement().extracting(ILoggingEvent::getFormattedMessage)
           .asString().startsWith("SECURITY: the controller API listens on 0.0.0.0 without a "
               + "token").contains("run any program", "SLUICE_CONTROLLER_API_TOKEN");
       appender.list.clear();
 
-      assertThat(Exposure.warnControllerApi("0.0.0.0", ApiGuard.Credential.CLUSTER_TOKEN))
+      assertThat(Exposure.warnControllerApi("0.0.0.0", ApiGuard.Credential.CLUSTER_TOKEN, true))
           .isTrue();
       assertThat(appender.list).singleElement().extracting(ILoggingEvent::getFormattedMessage)
           .asString().startsWith("SECURITY: the controller API listens on 0.0.0.0 and takes the "
               + "cluster token").contains("plain HTTP", "run any program",
               "SLUICE_CONTROLLER_API_TOKEN");
+      appender.list.clear();
+
+      assertThat(Exposure.warnControllerApi("0.0.0.0", ApiGuard.Credential.API_TOKEN, false))
+          .isTrue();
+      assertThat(appender.list).singleElement().extracting(ILoggingEvent::getFormattedMessage)
+          .asString().startsWith("SECURITY: the controller API listens on 0.0.0.0 over plain "
+              + "HTTP").contains("SLUICE_API_TLS_DIR");
     } finally {
       logger.detachAppender(appender);
     }

@@ -1,0 +1,78 @@
+package dev.sluice.deploy;
+
+import com.typesafe.config.Config;
+import dev.sluice.controller.ControllerSettings;
+import dev.sluice.controller.api.ApiGuard;
+import dev.sluice.deploy.haproxy.HaproxySettings;
+import dev.sluice.ingress.IngressSettings;
+import dev.sluice.router.RouterSettings;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * {@code sluice.security.strict}: with it on, a node that would listen beyond loopback without a
+ * listener's guard (the {@link Exposure} warnings) does not start, and says every reason at
+ * once, before it joins the cluster. For production, where a missing secret or certificate
+ * should stop a rollout rather than leave a node open with a line in its log.
+ */
+final class StrictSecurity {
+
+  static final String KEY = "sluice.security.strict";
+
+  private StrictSecurity() {}
+
+  /** Throws, listing every unguarded listener, when strict and this node would have any. */
+  static void check(Config config, Set<Role> roles, boolean clusterToken,
+      ApiGuard.Credential apiCredential, boolean apiHttps) {
+    if (!config.getBoolean(KEY)) {
+      return;
+    }
+    List<String> findings = findings(config, roles, clusterToken, apiCredential, apiHttps);
+    if (findings.isEmpty()) {
+      return;
+    }
+    StringBuilder message = new StringBuilder(KEY + " (env SLUICE_SECURITY_STRICT) is on, and "
+        + "this node would listen beyond loopback unguarded:");
+    for (int i = 0; i < findings.size(); i++) {
+      message.append("\n  ").append(i + 1).append(". ").append(findings.get(i));
+    }
+    throw new IllegalArgumentException(message.append("\n(expected: every listener beyond "
+        + "loopback guarded, or " + KEY + " = off)").toString());
+  }
+
+  /** What {@link Exposure} would warn about on a node with these roles and this config. */
+  static List<String> findings(Config config, Set<Role> roles, boolean clusterToken,
+      ApiGuard.Credential apiCredential, boolean apiHttps) {
+    List<Optional<String>> all = new ArrayList<>();
+    all.add(Exposure.remoting(config));
+    if (roles.contains(Role.CONTROL)) {
+      ControllerSettings controller = ControllerSettings.fromConfig(config);
+      if (controller.apiPort() >= 0) {
+        all.add(Exposure.controllerApi(controller.apiHost(), apiCredential));
+        all.add(Exposure.controllerApiInClear(controller.apiHost(), apiHttps));
+      }
+    }
+    if (roles.contains(Role.REPLICA)) {
+      all.add(Exposure.internalEndpoint("every replica endpoint",
+          Exposure.replicaBindHost(config), clusterToken));
+    }
+    RouterSettings router = RouterSettings.fromConfig(config);
+    if (SluiceNode.servesRouterEndpoint(roles, config) && router.httpPort() >= 0) {
+      all.add(Exposure.internalEndpoint("the router's /internal/route", router.httpHost(),
+          clusterToken));
+    }
+    if (roles.contains(Role.INGRESS)) {
+      IngressSettings ingress = IngressSettings.fromConfig(config);
+      all.add(Exposure.publicListener("the ingress", ingress.host(),
+          ingress.apiKeys().enabled()));
+      HaproxySettings haproxy = HaproxySettings.fromConfig(config);
+      if (haproxy.enabled()) {
+        all.add(Exposure.publicListener("the HAProxy data plane", haproxy.host(),
+            ingress.apiKeys().enabled()));
+      }
+    }
+    return all.stream().flatMap(Optional::stream).toList();
+  }
+}
