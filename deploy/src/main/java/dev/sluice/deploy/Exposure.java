@@ -12,9 +12,9 @@ import org.slf4j.LoggerFactory;
  * Listeners reachable beyond this machine without their guard: the public ingress or HAProxy
  * data plane without API keys, an internal endpoint (router, replica) without the cluster token,
  * the controller API without a token of its own or without HTTPS, or cluster remoting without
- * TLS. Each is a loud warning once at start ({@code warn...}), or, with
- * {@code sluice.security.strict} on, a reason the node does not start ({@link StrictSecurity}).
- * Loopback binds (the default, and {@code sluice local}) are quiet.
+ * TLS. {@link StrictSecurity} gathers those of a node: a loud warning each, once at start, or,
+ * with {@code sluice.security.strict} on, the reasons the node does not start. Loopback binds
+ * (the default, and {@code sluice local}) are quiet.
  */
 final class Exposure {
 
@@ -84,31 +84,12 @@ final class Exposure {
         + "on a network only cluster nodes reach.");
   }
 
-  static boolean warnPublic(String what, String host, boolean apiKeys) {
-    return warn(publicListener(what, host, apiKeys));
-  }
-
-  static boolean warnInternal(String what, String host, boolean clusterToken) {
-    return warn(internalEndpoint(what, host, clusterToken));
-  }
-
-  static boolean warnControllerApi(String host, ApiGuard.Credential credential, boolean https) {
-    boolean token = warn(controllerApi(host, credential));
-    return warn(controllerApiInClear(host, https)) | token;
-  }
-
-  /** Says how cluster traffic travels, and warns when remoting is open to any host. */
-  static boolean warnRemoting(Config config) {
+  /** Says how cluster traffic travels when it runs TLS. */
+  static void logRemoting(Config config) {
     String dir = config.getString("sluice.cluster.tls-dir");
     if (!dir.isBlank()) {
       log.info("Cluster traffic: TLS with mutual authentication (certificates in {})", dir);
     }
-    return warn(remoting(config));
-  }
-
-  private static boolean warn(Optional<String> finding) {
-    finding.ifPresent(sentence -> log.warn("SECURITY: {}", sentence));
-    return finding.isPresent();
   }
 
   static String remotingHost(Config config) {

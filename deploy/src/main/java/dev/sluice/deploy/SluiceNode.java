@@ -94,7 +94,7 @@ public final class SluiceNode implements AutoCloseable {
     boolean clusterToken = ClusterToken.fromConfig(config).enabled();
     ApiGuard.Credential apiCredential = ApiGuard.fromConfig(config).credential();
     Optional<SSLContext> apiTls = options.has(Role.CONTROL) ? apiTls(config) : Optional.empty();
-    StrictSecurity.check(config, options.roles(), clusterToken, apiCredential,
+    StrictSecurity.enforce(config, options.roles(), clusterToken, apiCredential,
         apiTls.isPresent());
     this.system = ActorSystem.create(SpawnProtocol.create(), "sluice", config);
     try {
@@ -102,7 +102,7 @@ public final class SluiceNode implements AutoCloseable {
       log.info("Node {} joining with roles {}; singletons (controller, llm-router, "
           + "capacity-queue) run on the oldest node with role control", system.address(),
           options.roles());
-      Exposure.warnRemoting(config);
+      Exposure.logRemoting(config);
       this.metricsBinding = bindMetrics(config);
       spawn(NodeObserver.create(SluiceMetrics.global(),
           config.getDuration("sluice.metrics.stats-interval")), "node-observer");
@@ -141,14 +141,10 @@ public final class SluiceNode implements AutoCloseable {
           ? Optional.of(bindApi(controller.get(), controllerSettings, apiTls))
           : Optional.empty();
       if (apiBinding.isPresent()) {
-        Exposure.warnControllerApi(controllerSettings.apiHost(), apiCredential,
-            apiTls.isPresent());
         log.info("Controller API listening on {}{}", apiBinding.get().localAddress(),
             apiTls.isPresent() ? " (HTTPS)" : "");
       }
       if (options.has(Role.REPLICA)) {
-        Exposure.warnInternal("every replica endpoint", Exposure.replicaBindHost(config),
-            clusterToken);
         String host = config.getString("pekko.remote.artery.canonical.hostname");
         GpuPool.get(system);  // its setting read now: a mistake stops the node, not each replica
         spawn(ActorMetrics.instrument("node-agent",
@@ -157,10 +153,6 @@ public final class SluiceNode implements AutoCloseable {
       }
       this.routerBinding = servesRouterEndpoint(options.roles(), config)
           ? bindRouter(routerSettings) : Optional.empty();
-      if (routerBinding.isPresent()) {
-        Exposure.warnInternal("the router's /internal/route", routerSettings.httpHost(),
-            clusterToken);
-      }
       if (options.has(Role.INGRESS)) {
         IngressSettings settings = IngressSettings.fromConfig(config);
         spawn(ReplicaDirectory.create(ingressView), "replica-directory");
@@ -175,7 +167,6 @@ public final class SluiceNode implements AutoCloseable {
                 : "OFF: relayed path (router reserves, replica actor streams tokens back)",
             settings.apiKeys().enabled()
                 ? settings.apiKeys().size() + " API keys accepted" : "no API key needed");
-        Exposure.warnPublic("the ingress", settings.host(), settings.apiKeys().enabled());
         int relayedPort = config.getInt("sluice.ingress.relayed-port");
         if (relayedPort >= 0) {
           IngressBinding relayed = await(IngressServer.start(system, router,
@@ -206,8 +197,6 @@ public final class SluiceNode implements AutoCloseable {
     }
     HaproxyDataPlane plane = HaproxyDataPlane.start(config, routerPort(), ingress, apiKeys,
         SluiceMetrics.global());
-    Exposure.warnPublic("the HAProxy data plane", HaproxySettings.fromConfig(config).host(),
-        apiKeys.enabled());
     this.haproxy = Optional.of(plane);
     CoordinatedShutdown.get(system).addTask(CoordinatedShutdown.PhaseServiceRequestsDone(),
         "haproxy-soft-stop", () -> CompletableFuture.supplyAsync(() -> {

@@ -10,27 +10,32 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
- * {@code sluice.security.strict}: with it on, a node that would listen beyond loopback without a
- * listener's guard (the {@link Exposure} warnings) does not start, and says every reason at
- * once, before it joins the cluster. For production, where a missing secret or certificate
- * should stop a rollout rather than leave a node open with a line in its log.
+ * A node's listeners beyond loopback without their guard ({@link Exposure}), found once at
+ * start, before the node joins: each is a {@code SECURITY} warning, or, with
+ * {@code sluice.security.strict} on, the node does not start and says every reason at once. For
+ * production, where a missing secret or certificate should stop a rollout rather than leave a
+ * node open with a line in its log.
  */
 final class StrictSecurity {
 
+  private static final Logger log = LoggerFactory.getLogger(StrictSecurity.class);
   static final String KEY = "sluice.security.strict";
 
   private StrictSecurity() {}
 
-  /** Throws, listing every unguarded listener, when strict and this node would have any. */
-  static void check(Config config, Set<Role> roles, boolean clusterToken,
+  /**
+   * Warns about every unguarded listener this node would have, or, when strict, throws listing
+   * them.
+   */
+  static void enforce(Config config, Set<Role> roles, boolean clusterToken,
       ApiGuard.Credential apiCredential, boolean apiHttps) {
-    if (!config.getBoolean(KEY)) {
-      return;
-    }
     List<String> findings = findings(config, roles, clusterToken, apiCredential, apiHttps);
-    if (findings.isEmpty()) {
+    if (!config.getBoolean(KEY) || findings.isEmpty()) {
+      findings.forEach(finding -> log.warn("SECURITY: {}", finding));
       return;
     }
     StringBuilder message = new StringBuilder(KEY + " (env SLUICE_SECURITY_STRICT) is on, and "

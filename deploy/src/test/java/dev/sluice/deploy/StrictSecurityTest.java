@@ -4,14 +4,22 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatCode;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
 import dev.sluice.controller.api.ApiGuard;
 import java.util.EnumSet;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
+import org.slf4j.LoggerFactory;
 
-/** {@code sluice.security.strict}: which listeners count as unguarded, and the refusal. */
+/**
+ * A node's unguarded listeners: which count for its roles, the warnings, and with
+ * {@code sluice.security.strict} the refusal.
+ */
 class StrictSecurityTest {
 
   private static final Set<Role> ALL = EnumSet.of(Role.CONTROL, Role.INGRESS, Role.REPLICA);
@@ -42,7 +50,7 @@ class StrictSecurityTest {
             + "cluster token"))
         .anyMatch(f -> f.startsWith("the router's /internal/route listens on 0.0.0.0"))
         .anyMatch(f -> f.startsWith("the ingress listens on 0.0.0.0 without API keys"));
-    assertThatThrownBy(() -> StrictSecurity.check(OPEN, ALL, false, ApiGuard.Credential.NONE,
+    assertThatThrownBy(() -> StrictSecurity.enforce(OPEN, ALL, false, ApiGuard.Credential.NONE,
         false))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageStartingWith("sluice.security.strict (env SLUICE_SECURITY_STRICT) is on, and "
@@ -68,15 +76,25 @@ class StrictSecurityTest {
         """).withFallback(OPEN);
     assertThat(StrictSecurity.findings(guarded, ALL, true, ApiGuard.Credential.API_TOKEN, true))
         .isEmpty();
-    assertThatCode(() -> StrictSecurity.check(guarded, ALL, true, ApiGuard.Credential.API_TOKEN,
+    assertThatCode(() -> StrictSecurity.enforce(guarded, ALL, true, ApiGuard.Credential.API_TOKEN,
         true)).doesNotThrowAnyException();
   }
 
   @Test
-  void offOrOnLoopbackStartsAsBefore() {
-    assertThatCode(() -> StrictSecurity.check(ConfigFactory.parseString(
-        "sluice.security.strict = off").withFallback(OPEN), ALL, false,
-        ApiGuard.Credential.NONE, false)).doesNotThrowAnyException();
+  void offOrOnLoopbackStartsAsBeforeAndOffWarnsAboutEach() {
+    Logger logger = (Logger) LoggerFactory.getLogger(StrictSecurity.class);
+    ListAppender<ILoggingEvent> appender = new ListAppender<>();
+    appender.start();
+    logger.addAppender(appender);
+    try {
+      assertThatCode(() -> StrictSecurity.enforce(ConfigFactory.parseString(
+          "sluice.security.strict = off").withFallback(OPEN), ALL, false,
+          ApiGuard.Credential.NONE, false)).doesNotThrowAnyException();
+    } finally {
+      logger.detachAppender(appender);
+    }
+    assertThat(appender.list).hasSize(6).allMatch(event -> event.getLevel() == Level.WARN
+        && event.getFormattedMessage().startsWith("SECURITY: "));
     Config loopback = ConfigFactory.parseString("sluice.security.strict = on")
         .withFallback(ConfigFactory.load()).resolve();
     assertThat(StrictSecurity.findings(loopback, ALL, false, ApiGuard.Credential.NONE, false))
