@@ -94,8 +94,10 @@ public final class SluiceNode implements AutoCloseable {
     boolean clusterToken = ClusterToken.fromConfig(config).enabled();
     ApiGuard.Credential apiCredential = ApiGuard.fromConfig(config).credential();
     Optional<SSLContext> apiTls = options.has(Role.CONTROL) ? apiTls(config) : Optional.empty();
+    Optional<IngressSettings> ingressSettings = options.has(Role.INGRESS)
+        ? Optional.of(IngressSettings.fromConfig(config)) : Optional.empty();
     StrictSecurity.enforce(config, options.roles(), clusterToken, apiCredential,
-        apiTls.isPresent());
+        apiTls.isPresent(), ingressSettings);
     this.system = ActorSystem.create(SpawnProtocol.create(), "sluice", config);
     try {
       ClusterFormation.join(system, options.seedNodes());
@@ -153,8 +155,8 @@ public final class SluiceNode implements AutoCloseable {
       }
       this.routerBinding = servesRouterEndpoint(options.roles(), config)
           ? bindRouter(routerSettings) : Optional.empty();
-      if (options.has(Role.INGRESS)) {
-        IngressSettings settings = IngressSettings.fromConfig(config);
+      if (ingressSettings.isPresent()) {
+        IngressSettings settings = ingressSettings.get();
         spawn(ReplicaDirectory.create(ingressView), "replica-directory");
         IngressBinding binding = await(IngressServer.start(system, router, settings, ingressView,
             Optional.of(capacityQueue), FatalErrors::exitNode));

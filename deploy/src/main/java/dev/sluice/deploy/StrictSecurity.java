@@ -32,8 +32,9 @@ final class StrictSecurity {
    * them.
    */
   static void enforce(Config config, Set<Role> roles, boolean clusterToken,
-      ApiGuard.Credential apiCredential, boolean apiHttps) {
-    List<String> findings = findings(config, roles, clusterToken, apiCredential, apiHttps);
+      ApiGuard.Credential apiCredential, boolean apiHttps, Optional<IngressSettings> ingress) {
+    List<String> findings = findings(config, roles, clusterToken, apiCredential, apiHttps,
+        ingress);
     if (!config.getBoolean(KEY) || findings.isEmpty()) {
       findings.forEach(finding -> log.warn("SECURITY: {}", finding));
       return;
@@ -47,9 +48,12 @@ final class StrictSecurity {
         + "loopback guarded, or " + KEY + " = off)").toString());
   }
 
-  /** What {@link Exposure} would warn about on a node with these roles and this config. */
+  /**
+   * What {@link Exposure} would warn about on a node with these roles and this config; {@code
+   * ingress}: the node's ingress settings (read once: they hold the API keys), when it has one.
+   */
   static List<String> findings(Config config, Set<Role> roles, boolean clusterToken,
-      ApiGuard.Credential apiCredential, boolean apiHttps) {
+      ApiGuard.Credential apiCredential, boolean apiHttps, Optional<IngressSettings> ingress) {
     List<Optional<String>> all = new ArrayList<>();
     all.add(Exposure.remoting(config));
     if (roles.contains(Role.CONTROL)) {
@@ -68,16 +72,15 @@ final class StrictSecurity {
       all.add(Exposure.internalEndpoint("the router's /internal/route", router.httpHost(),
           clusterToken));
     }
-    if (roles.contains(Role.INGRESS)) {
-      IngressSettings ingress = IngressSettings.fromConfig(config);
-      all.add(Exposure.publicListener("the ingress", ingress.host(),
-          ingress.apiKeys().enabled()));
+    ingress.ifPresent(settings -> {
+      all.add(Exposure.publicListener("the ingress", settings.host(),
+          settings.apiKeys().enabled()));
       HaproxySettings haproxy = HaproxySettings.fromConfig(config);
       if (haproxy.enabled()) {
         all.add(Exposure.publicListener("the HAProxy data plane", haproxy.host(),
-            ingress.apiKeys().enabled()));
+            settings.apiKeys().enabled()));
       }
-    }
+    });
     return all.stream().flatMap(Optional::stream).toList();
   }
 }

@@ -11,7 +11,9 @@ import ch.qos.logback.core.read.ListAppender;
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
 import dev.sluice.controller.api.ApiGuard;
+import dev.sluice.ingress.IngressSettings;
 import java.util.EnumSet;
+import java.util.Optional;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 import org.slf4j.LoggerFactory;
@@ -41,7 +43,8 @@ class StrictSecurityTest {
 
   @Test
   void everyUnguardedListenerIsNamedInOneRefusal() {
-    assertThat(StrictSecurity.findings(OPEN, ALL, false, ApiGuard.Credential.NONE, false))
+    assertThat(StrictSecurity.findings(OPEN, ALL, false, ApiGuard.Credential.NONE, false,
+        ingress(OPEN)))
         .hasSize(6)
         .anyMatch(f -> f.startsWith("cluster remoting listens on 10.0.0.5 without TLS"))
         .anyMatch(f -> f.startsWith("the controller API listens on 0.0.0.0 without a token"))
@@ -51,7 +54,7 @@ class StrictSecurityTest {
         .anyMatch(f -> f.startsWith("the router's /internal/route listens on 0.0.0.0"))
         .anyMatch(f -> f.startsWith("the ingress listens on 0.0.0.0 without API keys"));
     assertThatThrownBy(() -> StrictSecurity.enforce(OPEN, ALL, false, ApiGuard.Credential.NONE,
-        false))
+        false, ingress(OPEN)))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageStartingWith("sluice.security.strict (env SLUICE_SECURITY_STRICT) is on, and "
             + "this node would listen beyond loopback unguarded:\n  1. cluster remoting")
@@ -63,7 +66,7 @@ class StrictSecurityTest {
   @Test
   void onlyTheListenersOfTheNodesRolesCount() {
     assertThat(StrictSecurity.findings(OPEN, EnumSet.of(Role.REPLICA), false,
-        ApiGuard.Credential.NONE, false))
+        ApiGuard.Credential.NONE, false, Optional.empty()))
         .hasSize(2).allMatch(f -> f.startsWith("cluster remoting")
             || f.startsWith("every replica endpoint"));
   }
@@ -74,10 +77,11 @@ class StrictSecurityTest {
         sluice.cluster.tls-dir = "/etc/sluice/remoting-tls"
         sluice.ingress.api-keys = "key-1"
         """).withFallback(OPEN);
-    assertThat(StrictSecurity.findings(guarded, ALL, true, ApiGuard.Credential.API_TOKEN, true))
+    assertThat(StrictSecurity.findings(guarded, ALL, true, ApiGuard.Credential.API_TOKEN, true,
+        ingress(guarded)))
         .isEmpty();
     assertThatCode(() -> StrictSecurity.enforce(guarded, ALL, true, ApiGuard.Credential.API_TOKEN,
-        true)).doesNotThrowAnyException();
+        true, ingress(guarded))).doesNotThrowAnyException();
   }
 
   @Test
@@ -89,7 +93,7 @@ class StrictSecurityTest {
     try {
       assertThatCode(() -> StrictSecurity.enforce(ConfigFactory.parseString(
           "sluice.security.strict = off").withFallback(OPEN), ALL, false,
-          ApiGuard.Credential.NONE, false)).doesNotThrowAnyException();
+          ApiGuard.Credential.NONE, false, ingress(OPEN))).doesNotThrowAnyException();
     } finally {
       logger.detachAppender(appender);
     }
@@ -97,7 +101,12 @@ class StrictSecurityTest {
         && event.getFormattedMessage().startsWith("SECURITY: "));
     Config loopback = ConfigFactory.parseString("sluice.security.strict = on")
         .withFallback(ConfigFactory.load()).resolve();
-    assertThat(StrictSecurity.findings(loopback, ALL, false, ApiGuard.Credential.NONE, false))
+    assertThat(StrictSecurity.findings(loopback, ALL, false, ApiGuard.Credential.NONE, false,
+        ingress(loopback)))
         .isEmpty();
+  }
+
+  private static Optional<IngressSettings> ingress(Config config) {
+    return Optional.of(IngressSettings.fromConfig(config));
   }
 }
