@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.sluice.core.http.JsonSyntaxErrors;
 import dev.sluice.core.openai.ModelField;
 import java.io.IOException;
 import java.net.URI;
@@ -90,7 +91,8 @@ public final class ApplicationsConfigParser {
       String trimmed = text.stripLeading();
       root = trimmed.startsWith("{") ? JSON.readTree(text) : YamlTree.read(text, what);
     } catch (JsonProcessingException e) {
-      throw new ConfigException(what + " is not valid YAML/JSON: " + e.getOriginalMessage(), e);
+      throw new ConfigException(what + " is not valid YAML/JSON: "
+          + JsonSyntaxErrors.describe(e), e);
     }
     if (root == null || root.isMissingNode() || root.isNull()) {
       throw new ConfigException(what + ": empty (expected: " + expected + ")");

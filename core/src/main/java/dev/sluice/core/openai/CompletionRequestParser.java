@@ -9,6 +9,7 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.sluice.core.http.ApiError;
+import dev.sluice.core.http.JsonSyntaxErrors;
 import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.StandardCharsets;
@@ -105,7 +106,7 @@ public final class CompletionRequestParser {
       root = JSON.readTree(body);
     } catch (JsonProcessingException e) {
       throw new ApiError(ApiError.Code.INVALID_JSON,
-          "Invalid JSON body: " + e.getOriginalMessage(), null);
+          "Invalid JSON body: " + JsonSyntaxErrors.describe(e), null);
     } catch (java.io.IOException e) {
       throw new ApiError(ApiError.Code.INVALID_JSON, "Unreadable body: " + e.getMessage(), null);
     }

@@ -237,6 +237,13 @@ class ApplicationsConfigParserTest {
         .hasMessageStartingWith("application config is not valid YAML/JSON");
   }
 
+  @Test
+  void malformedJsonSaysWhereAndNothingOfTheParser() {
+    assertThatThrownBy(() -> ApplicationsConfigParser.parse("{\"applications\": [}"))
+        .hasMessage("application config is not valid YAML/JSON: Unexpected close marker '}': "
+            + "expected ']' (line 1, column 19)");
+  }
+
   private static final String AUTOSCALED = """
       applications:
         - name: llm

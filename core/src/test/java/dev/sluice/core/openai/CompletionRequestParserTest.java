@@ -48,6 +48,15 @@ class CompletionRequestParserTest {
   }
 
   @Test
+  void aBodyThatIsNotJsonSaysWhereItStopped() {
+    ApiError error = refusal(Kind.CHAT, "{\"messages\": [}");
+
+    assertThat(error.code()).isEqualTo(ApiError.Code.INVALID_JSON);
+    assertThat(error.getMessage()).isEqualTo(
+        "Invalid JSON body: Unexpected close marker '}': expected ']' (line 1, column 15)");
+  }
+
+  @Test
   void aPlainRequestHasOneChoiceNoStopNoSeed() {
     CompletionRequest request = parse(Kind.CHAT, chat(""));
 
