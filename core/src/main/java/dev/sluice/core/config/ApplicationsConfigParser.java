@@ -26,7 +26,7 @@ import java.util.Set;
 public final class ApplicationsConfigParser {
 
   /** JSON as YAML reads it: a key given twice is refused, not silently the last one. */
-  private static final ObjectMapper JSON = new ObjectMapper()
+  private static final ObjectMapper JSON = new ObjectMapper(JsonSyntaxErrors.factory())
       .enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION);
 
   /**

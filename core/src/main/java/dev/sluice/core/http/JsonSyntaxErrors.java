@@ -1,5 +1,7 @@
 package dev.sluice.core.http;
 
+import com.fasterxml.jackson.core.ErrorReportConfiguration;
+import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonLocation;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import java.util.regex.Pattern;
@@ -17,7 +19,19 @@ public final class JsonSyntaxErrors {
    */
   private static final Pattern SOURCE_NOTE = Pattern.compile("\\s*\\([^()\\[]*\\[Source: [^]]*]\\)");
 
+  /**
+   * How much of an unrecognized token Jackson echoes (its default: 256 characters). A client
+   * needs to see which token, not all of it; with the place added, an error stays short.
+   */
+  static final int MAX_TOKEN_ECHOED = 40;
+
   private JsonSyntaxErrors() {}
+
+  /** A JSON factory whose parse errors echo at most {@link #MAX_TOKEN_ECHOED} of a token. */
+  public static JsonFactory factory() {
+    return JsonFactory.builder().errorReportConfiguration(ErrorReportConfiguration.builder()
+        .maxErrorTokenLength(MAX_TOKEN_ECHOED).build()).build();
+  }
 
   /** For example "Unexpected end-of-input: expected close marker for Array (line 1, column 35)". */
   public static String describe(JsonProcessingException e) {

@@ -44,7 +44,7 @@ public final class CompletionRequestParser {
     ALL
   }
 
-  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final ObjectMapper JSON = new ObjectMapper(JsonSyntaxErrors.factory());
   private static final Set<String> ROLES =
       Set.of("system", "developer", "user", "assistant", "tool", "function");
 

@@ -9,7 +9,7 @@ import org.junit.jupiter.api.Test;
 
 class JsonSyntaxErrorsTest {
 
-  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final ObjectMapper JSON = new ObjectMapper(JsonSyntaxErrors.factory());
 
   private static String describe(String text) {
     JsonProcessingException e = catchThrowableOfType(JsonProcessingException.class,
@@ -45,5 +45,13 @@ class JsonSyntaxErrorsTest {
     for (String text : new String[] {"{\"a\":[1", "{\"a\":[}", "[{", "{\"a\":{\"b\":[}}"}) {
       assertThat(describe(text)).doesNotContain("Source", "REDACTED", "StreamReadFeature");
     }
+  }
+
+  @Test
+  void aLongUnrecognizedTokenIsEchoedShort() {
+    String described = describe("x".repeat(5_000));
+
+    assertThat(described).startsWith("Unrecognized token '" + "x".repeat(
+        JsonSyntaxErrors.MAX_TOKEN_ECHOED) + "...'").hasSizeLessThan(200);
   }
 }
