@@ -174,8 +174,8 @@ public final class IngressObserver {
     if (log != null) {
       log.offer(new RequestLog.Entry(trace.requestId, dataPath, trace.route, trace.replica,
           trace.status, trace.reason, outcome.label, ms(trace.routedNanos, trace.startNanos),
-          ms(trace.firstTokenAt(), trace.startNanos), ms(now, trace.startNanos), trace.tokens,
-          trace.bytes));
+          ms(trace.firstTokenAt(), trace.startNanos), ms(now, trace.startNanos),
+          trace.streaming ? trace.tokens : -1, trace.bytes));
     }
   }
 

@@ -28,7 +28,10 @@ public final class RequestLog implements AutoCloseable {
 
   public static final String LOGGER = "sluice.requests";
 
-  /** One request as logged. Times in ms; ttft -1 when no body byte was sent. */
+  /**
+   * One request as logged. Times in ms; ttft -1 when no body byte was sent; tokens -1 when the
+   * answer was not a stream (its tokens are not counted: "-" or null).
+   */
   record Entry(String requestId, String dataPath, String route, String replica, int status,
       String reason, String outcome, double routeMs, double ttftMs, double durationMs,
       long tokens, long bytes) {}
@@ -134,7 +137,7 @@ public final class RequestLog implements AutoCloseable {
         .append(" route_ms=").append(ms(e.routeMs()))
         .append(" ttft_ms=").append(ms(e.ttftMs()))
         .append(" duration_ms=").append(ms(e.durationMs()))
-        .append(" tokens=").append(e.tokens())
+        .append(" tokens=").append(e.tokens() < 0 ? "-" : Long.toString(e.tokens()))
         .append(" bytes=").append(e.bytes());
     return line.toString();
   }
@@ -153,7 +156,11 @@ public final class RequestLog implements AutoCloseable {
       writeMs(g, "route_ms", e.routeMs());
       writeMs(g, "ttft_ms", e.ttftMs());
       writeMs(g, "duration_ms", e.durationMs());
-      g.writeNumberField("tokens", e.tokens());
+      if (e.tokens() < 0) {
+        g.writeNullField("tokens");
+      } else {
+        g.writeNumberField("tokens", e.tokens());
+      }
       g.writeNumberField("bytes", e.bytes());
       g.writeEndObject();
     } catch (IOException impossible) {

@@ -78,7 +78,23 @@ class IngressObserverTest {
     assertThat(count("/v1/completions", "200", "none")).isEqualTo(ok);
     assertThat(lines.list()).singleElement().satisfies(line -> assertThat(
         line.getFormattedMessage()).contains("request_id=req-7", "status=503",
-            "reason=no_replicas", "replica=-", "ttft_ms=-"));
+            "reason=no_replicas", "replica=-", "ttft_ms=-", "tokens=-"));
+  }
+
+  @Test
+  void anAnswerThatIsNotAStreamHasNoTokenCountRatherThanZero() throws Exception {
+    IngressObserver observer = observer("json");
+    RequestTrace trace = observer.begin("req-9", "/v1/chat/completions");
+    observer.routed(trace, "llm#sim#abc");
+    observer.head(trace, 200, null, false);
+    byte[] body = "{\"choices\":[{\"message\":{\"content\":\"x y\"}}]}"
+        .getBytes(StandardCharsets.UTF_8);
+    trace.body(body, 0, body.length);
+    observer.ended(trace, RequestTrace.Outcome.COMPLETED);
+    observer.close();
+    JsonNode json = new ObjectMapper().readTree(lines.list().get(0).getFormattedMessage());
+    assertThat(json.get("tokens").isNull()).as("tokens of %s", json).isTrue();
+    assertThat(json.get("bytes").asLong()).isEqualTo(body.length);
   }
 
   @Test
