@@ -13,6 +13,7 @@ import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -43,6 +44,8 @@ class HaproxyDataPlaneIT {
   private static final int ALL_DOWN_PORT = 19204;
   private static final int NO_ROUTERS_PORT = 19211;
   private static final int CLOSED_PORT_2 = 19212;
+  private static final int PROMPT_PORT = 19213;
+  private static final int PROMPT_ROUTER_PORT = 19214;
   private static final String CHAT = "/v1/chat/completions";
 
   private static SluiceNode node;
@@ -498,6 +501,48 @@ class HaproxyDataPlaneIT {
       }
       assertThat(seen).containsExactly(small + "|null",
           large.substring(0, 64) + "|64/" + large.length());
+    } finally {
+      router.stop(0);
+    }
+  }
+
+  @Test
+  void withoutBodyForwardingAnApplicationRoutedByThePromptStillSendsWhatHaproxyHolds()
+      throws Exception {
+    String replicaId = replicas(node).get(0).id();
+    List<String> seen = new java.util.concurrent.CopyOnWriteArrayList<>();
+    var router = fakeRouter(PROMPT_ROUTER_PORT, replicaId, exchange -> seen.add(
+        new String(exchange.getRequestBody().readAllBytes(),
+            java.nio.charset.StandardCharsets.UTF_8) + "|"
+            + exchange.getRequestHeaders().getFirst("x-body-truncated")));
+    String app = Haproxy.routes(node).get("/");
+    RenderSettings plain = new RenderSettings("127.0.0.1", PROMPT_PORT,
+        "127.0.0.1", PROMPT_ROUTER_PORT, 5, "", "x-session-id", Haproxy.routes(node));
+    String small = "{\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}";
+    String large = "{\"messages\":[{\"role\":\"user\",\"content\":\"" + "x".repeat(40_000)
+        + "\"}]}";
+    try {
+      for (RenderSettings settings : List.of(plain, plain.withPromptApps(Set.of(app)))) {
+        Path dir = Files.createTempDirectory("sluice-haproxy-prompt");
+        Path lua = dir.resolve("sluice_route.lua");
+        HaproxyConfig.writeFiles(lua);
+        try (Haproxy haproxy = Haproxy.withConfig(dir,
+            HaproxyConfig.render(settings, replicas(node), lua), PROMPT_PORT)) {
+          for (String body : List.of(small, large)) {
+            HttpResponse<String> response = TestNodes.post(PROMPT_PORT, CHAT, body);
+            assertThat(response.statusCode()).as(response.body()).isEqualTo(200);
+          }
+        }
+      }
+      assertThat(seen).hasSize(4);
+      assertThat(seen.subList(0, 2)).as("not routed by the prompt: no body")
+          .containsExactly("|null", "|null");
+      assertThat(seen.get(2)).isEqualTo(small + "|null");
+      String[] cut = seen.get(3).split("\\|");
+      assertThat(large).startsWith(cut[0]);
+      assertThat(cut[1]).as("what HAProxy held of it, marked")
+          .isEqualTo(cut[0].length() + "/" + large.length());
+      assertThat(cut[0].length()).isGreaterThan(8_000);
     } finally {
       router.stop(0);
     }

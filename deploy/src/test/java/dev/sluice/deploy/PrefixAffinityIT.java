@@ -8,11 +8,13 @@ import dev.sluice.core.testing.Sse;
 import java.net.http.HttpResponse;
 import java.util.HashSet;
 import java.util.Set;
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * Body forwarding + prefix-cache-affinity + the engine's prefix cache, through the ingress:
- * requests sharing a long system prompt go to one replica, whose cache then serves most of it.
+ * Prefix-cache-affinity + the engine's prefix cache, through the ingress: requests sharing a long
+ * system prompt go to one replica, whose cache then serves most of it. The policy gets the
+ * prompt whether body forwarding is on or off (the default): it routes by the body.
  */
 class PrefixAffinityIT {
 
@@ -28,10 +30,11 @@ class PrefixAffinityIT {
                   request_router_class: prefix-cache-affinity
       """;
 
-  @Test
-  void sharedSystemPromptsStickToOneReplicaAndHitItsCache() throws Exception {
+  @ParameterizedTest(name = "forward-body = {0}")
+  @ValueSource(strings = {"on", "off"})
+  void sharedSystemPromptsStickToOneReplicaAndHitItsCache(String forwardBody) throws Exception {
     try (SluiceNode node = TestNodes.local(APP,
-        ConfigFactory.parseString("sluice.ingress.forward-body = on"))) {
+        ConfigFactory.parseString("sluice.ingress.forward-body = " + forwardBody))) {
       int ingress = node.ingressPort().orElseThrow();
       String system = "You are Sluice's test assistant. ".repeat(64);
       Set<String> replicas = new HashSet<>();

@@ -8,6 +8,7 @@ import dev.sluice.core.http.JsonText;
 import dev.sluice.core.http.SluiceHeaders;
 import dev.sluice.ingress.edge.Answer;
 import dev.sluice.ingress.edge.Answers;
+import dev.sluice.router.spi.RequestRouters;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
@@ -60,6 +61,23 @@ final class LocalRoutes {
       return new Target(Optional.of(route.get().app()), route.get().prefix(), route.get().path());
     }
     return view.all().isEmpty() ? new Target(Optional.empty(), "/", path) : null;
+  }
+
+  /**
+   * Whether a deployment of {@code app} routes by the prompt, so that its requests take their
+   * body to the router whatever {@code forward-body} says.
+   */
+  static boolean routesByPrompt(ReplicaSetView view, Optional<String> app) {
+    for (ReplicaSet set : view.all()) {
+      if (set.inApp(app) && RequestRouters.readsPrompt(set.routerClass())) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  boolean routesByPrompt(Optional<String> app) {
+    return routesByPrompt(view, app);
   }
 
   /** Whether {@code path} is one of the completion routes, forwarded to a replica. */

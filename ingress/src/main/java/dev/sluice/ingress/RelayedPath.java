@@ -89,7 +89,8 @@ final class RelayedPath {
             throw read.tooLargeError();
           }
           byte[] body = read.bytes().toArray();
-          return router.choose(edge.routeRequest(requestId, session, body).withApp(app))
+          return router.choose(edge.routeRequest(requestId, session, body,
+                  LocalRoutes.routesByPrompt(view, app)).withApp(app))
               .thenComposeAsync(selection -> dispatch(selection, requestId, kind, body),
                   executor);
         }, executor)

@@ -91,7 +91,8 @@ final class SpliceRouting implements SpliceDispatcher {
   private RouteRequest routeRequest(SpliceRequest request, LocalRoutes.Target target) {
     Optional<String> session = edge.sessionId(request.headers(), HeaderField::name,
         HeaderField::value);
-    return edge.routeRequest(request.requestId(), session, request.body())
+    return edge.routeRequest(request.requestId(), session, request.body(),
+            local.routesByPrompt(target.app()))
         .withApp(target.app());
   }
 

@@ -319,6 +319,16 @@ public final class HaproxyConfig {
             + "{ var(txn.sluice_app) -m str " + app + " }");
       }
     });
+    // Where the router routes by the prompt and body forwarding is off: it still gets the part of
+    // the body HAProxy buffers (a prompt-aware policy without it routes as if there were none).
+    if (settings.forwardBodyLimit() == 0) {
+      for (String app : settings.promptApps()) {
+        if (routes.containsValue(app)) {
+          out.add("  http-request set-var(txn.sluice_prompt_routed) bool(true) if "
+              + "{ var(txn.sluice_app) -m str " + app + " }");
+        }
+      }
+    }
   }
 
   /**

@@ -5,6 +5,7 @@ import dev.sluice.core.ReplicaSet;
 import dev.sluice.core.http.ClusterToken;
 import dev.sluice.core.metrics.SluiceMetrics;
 import dev.sluice.ingress.edge.ApiKeys;
+import dev.sluice.router.spi.RequestRouters;
 import io.prometheus.metrics.core.metrics.Counter;
 import io.prometheus.metrics.core.metrics.Gauge;
 import java.io.IOException;
@@ -207,8 +208,11 @@ public final class HaproxyDataPlane implements AutoCloseable {
     Map<String, List<String>> models = new TreeMap<>();
     sets.forEach(set -> models.computeIfAbsent(set.deployment().app(), app -> new ArrayList<>())
         .addAll(set.modelIds()));
+    Set<String> promptApps = sets.stream()
+        .filter(set -> RequestRouters.readsPrompt(set.routerClass()))
+        .map(set -> set.deployment().app()).collect(Collectors.toSet());
     RenderSettings settings = base.withRoutes(routes).withModels(models)
-        .withApiKeys(apiKeys.enabled(), apiKeys.hexDigests());
+        .withApiKeys(apiKeys.enabled(), apiKeys.hexDigests()).withPromptApps(promptApps);
     List<HaproxyConfig.Replica> replicas = sets.stream()
         .flatMap(set -> set.replicas().stream())
         .map(r -> new HaproxyConfig.Replica(r.id().toString(), r.host(), r.completionPort(),

@@ -6,6 +6,7 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.regex.Pattern;
 
@@ -20,14 +21,16 @@ import java.util.regex.Pattern;
  * is refused), and the largest request body the ingress takes ({@code
  * sluice.ingress.max-request-bytes}), each application's models, the node's own ingress (an IP
  * address and port; port 0: none), HAProxy's client and server timeouts (the ingress's), and
- * the routers to ask when the first refuses the connection.
+ * the routers to ask when the first refuses the connection, and the applications whose
+ * routing reads the prompt (prefix-cache-affinity: with body forwarding off, the router still
+ * gets the part of the body HAProxy buffers).
  */
 public record RenderSettings(String bindHost, int bindPort, String routerHost, int routerPort,
     double routeTimeoutSeconds, String routerToken, String sessionHeader,
     Map<String, String> routes, int forwardBodyLimit, long drainSeconds,
     boolean apiKeysRequired, List<String> apiKeyDigests, long maxRequestBytes,
     Map<String, List<String>> models, String ingressHost, int ingressPort,
-    HaproxyTimeouts timeouts, List<String> moreRouters) {
+    HaproxyTimeouts timeouts, List<String> moreRouters, Set<String> promptApps) {
 
   private static final Pattern HOST_PORT = Pattern.compile("[A-Za-z0-9.:-]+:[0-9]{1,5}");
   private static final Pattern DIGEST = Pattern.compile("[0-9a-f]{64}");
@@ -36,6 +39,10 @@ public record RenderSettings(String bindHost, int bindPort, String routerHost, i
 
   public RenderSettings {
     Objects.requireNonNull(timeouts, "timeouts");
+    promptApps = Collections.unmodifiableSet(new java.util.TreeSet<>(promptApps));
+    if (!promptApps.stream().allMatch(ApplicationsConfigParser::isAppName)) {
+      throw new IllegalArgumentException("not an application name: " + promptApps);
+    }
     moreRouters = List.copyOf(moreRouters);
     if (!moreRouters.stream().allMatch(router -> HOST_PORT.matcher(router).matches())) {
       throw new IllegalArgumentException("a router is not host:port: " + moreRouters);
@@ -76,19 +83,42 @@ public record RenderSettings(String bindHost, int bindPort, String routerHost, i
         Map.of(), "", 0, HaproxyTimeouts.DEFAULTS, List.of());
   }
 
+  /** No application whose routing reads the prompt. */
+  public RenderSettings(String bindHost, int bindPort, String routerHost, int routerPort,
+      double routeTimeoutSeconds, String routerToken, String sessionHeader,
+      Map<String, String> routes, int forwardBodyLimit, long drainSeconds,
+      boolean apiKeysRequired, List<String> apiKeyDigests, long maxRequestBytes,
+      Map<String, List<String>> models, String ingressHost, int ingressPort,
+      HaproxyTimeouts timeouts, List<String> moreRouters) {
+    this(bindHost, bindPort, routerHost, routerPort, routeTimeoutSeconds, routerToken,
+        sessionHeader, routes, forwardBodyLimit, drainSeconds, apiKeysRequired, apiKeyDigests,
+        maxRequestBytes, models, ingressHost, ingressPort, timeouts, moreRouters, Set.of());
+  }
+
+  /**
+   * The applications whose routing reads the prompt: with body forwarding off, the router still
+   * gets the part of their bodies HAProxy buffers (cut bodies marked X-Body-Truncated).
+   */
+  public RenderSettings withPromptApps(Set<String> apps) {
+    return new RenderSettings(bindHost, bindPort, routerHost, routerPort, routeTimeoutSeconds,
+        routerToken, sessionHeader, routes, forwardBodyLimit, drainSeconds, apiKeysRequired,
+        apiKeyDigests, maxRequestBytes, models, ingressHost, ingressPort, timeouts,
+        moreRouters, apps);
+  }
+
   /** HAProxy's client and server timeouts (the ingress's defaults unless set). */
   public RenderSettings withTimeouts(HaproxyTimeouts limits) {
     return new RenderSettings(bindHost, bindPort, routerHost, routerPort, routeTimeoutSeconds,
         routerToken, sessionHeader, routes, forwardBodyLimit, drainSeconds, apiKeysRequired,
         apiKeyDigests, maxRequestBytes, models, ingressHost, ingressPort, limits,
-        moreRouters);
+        moreRouters, promptApps);
   }
 
   public RenderSettings withForwardBodyLimit(int limit) {
     return new RenderSettings(bindHost, bindPort, routerHost, routerPort, routeTimeoutSeconds,
         routerToken, sessionHeader, routes, limit, drainSeconds, apiKeysRequired,
         apiKeyDigests, maxRequestBytes, models, ingressHost, ingressPort, timeouts,
-        moreRouters);
+        moreRouters, promptApps);
   }
 
   /** Each application by its route prefix. */
@@ -96,7 +126,7 @@ public record RenderSettings(String bindHost, int bindPort, String routerHost, i
     return new RenderSettings(bindHost, bindPort, routerHost, routerPort, routeTimeoutSeconds,
         routerToken, sessionHeader, byPrefix, forwardBodyLimit, drainSeconds, apiKeysRequired,
         apiKeyDigests, maxRequestBytes, models, ingressHost, ingressPort, timeouts,
-        moreRouters);
+        moreRouters, promptApps);
   }
 
   /** Clients must send one of these keys ({@code required}), or need none. */
@@ -104,7 +134,7 @@ public record RenderSettings(String bindHost, int bindPort, String routerHost, i
     return new RenderSettings(bindHost, bindPort, routerHost, routerPort, routeTimeoutSeconds,
         routerToken, sessionHeader, routes, forwardBodyLimit, drainSeconds, required,
         digests, maxRequestBytes, models, ingressHost, ingressPort, timeouts,
-        moreRouters);
+        moreRouters, promptApps);
   }
 
   /**
@@ -115,7 +145,7 @@ public record RenderSettings(String bindHost, int bindPort, String routerHost, i
     return new RenderSettings(bindHost, bindPort, routerHost, routerPort, routeTimeoutSeconds,
         routerToken, sessionHeader, routes, forwardBodyLimit, drainSeconds,
         apiKeysRequired, apiKeyDigests, bytes, models, ingressHost, ingressPort, timeouts,
-        moreRouters);
+        moreRouters, promptApps);
   }
 
   /**
@@ -139,7 +169,7 @@ public record RenderSettings(String bindHost, int bindPort, String routerHost, i
     return new RenderSettings(bindHost, bindPort, routerHost, routerPort, routeTimeoutSeconds,
         routerToken, sessionHeader, routes, forwardBodyLimit, drainSeconds, apiKeysRequired,
         apiKeyDigests, maxRequestBytes, models, host, port, timeouts,
-        moreRouters);
+        moreRouters, promptApps);
   }
 
   /**
@@ -151,7 +181,7 @@ public record RenderSettings(String bindHost, int bindPort, String routerHost, i
     return new RenderSettings(bindHost, bindPort, routerHost, routerPort, routeTimeoutSeconds,
         routerToken, sessionHeader, routes, forwardBodyLimit, drainSeconds, apiKeysRequired,
         apiKeyDigests, maxRequestBytes, byApp, ingressHost, ingressPort, timeouts,
-        moreRouters);
+        moreRouters, promptApps);
   }
 
   /**
@@ -161,6 +191,7 @@ public record RenderSettings(String bindHost, int bindPort, String routerHost, i
   public RenderSettings withMoreRouters(List<String> routers) {
     return new RenderSettings(bindHost, bindPort, routerHost, routerPort, routeTimeoutSeconds,
         routerToken, sessionHeader, routes, forwardBodyLimit, drainSeconds, apiKeysRequired,
-        apiKeyDigests, maxRequestBytes, models, ingressHost, ingressPort, timeouts, routers);
+        apiKeyDigests, maxRequestBytes, models, ingressHost, ingressPort, timeouts, routers,
+        promptApps);
   }
 }

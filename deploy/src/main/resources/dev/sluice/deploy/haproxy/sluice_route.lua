@@ -5,7 +5,8 @@
 -- Settings come from the environment the generated haproxy.cfg sets (setenv in its global
 -- section): SLUICE_ROUTER_HOST, SLUICE_ROUTER_PORT, SLUICE_MORE_ROUTERS (optional),
 -- SLUICE_ROUTE_TIMEOUT_S, SLUICE_ROUTER_TOKEN (optional), SLUICE_SESSION_HEADER, SLUICE_BACKEND and
--- SLUICE_FORWARD_BODY_LIMIT (0: the router gets no body; else up to that many bytes of it, with
+-- SLUICE_FORWARD_BODY_LIMIT (0: the router gets no body, but for an application whose routing
+-- reads the prompt the part HAProxy buffers; else up to that many bytes of it, with
 -- X-Body-Truncated: <sent>/<total> when cut, as the ingress does). The body's "model" goes to
 -- the router as X-Sluice-Model whatever SLUICE_FORWARD_BODY_LIMIT says, as the ingress sends it.
 -- SLUICE_INGRESS_HOST and SLUICE_INGRESS_PORT (optional): the node's own ingress, where a request
@@ -50,14 +51,19 @@ local function safe(value)
 end
 
 -- The body for the router (buffered by option http-buffer-request) and, when it is not all of
--- the client's body, the X-Body-Truncated value.
+-- the client's body, the X-Body-Truncated value. With body forwarding off, an application whose
+-- routing reads the prompt (txn.sluice_prompt_routed) still sends what HAProxy holds of it.
 local function forwarded_body(txn, body)
-  if forward_limit <= 0 then
-    return "", nil
+  local limit = forward_limit
+  if limit <= 0 then
+    if not txn:get_var("txn.sluice_prompt_routed") then
+      return "", nil
+    end
+    limit = #body
   end
   local total = tonumber(txn.f:req_body_size()) or #body
-  if #body > forward_limit then
-    body = body:sub(1, forward_limit)
+  if #body > limit then
+    body = body:sub(1, limit)
   end
   if #body < total then
     return body, #body .. "/" .. total

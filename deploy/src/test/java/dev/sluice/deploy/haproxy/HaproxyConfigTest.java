@@ -165,4 +165,22 @@ class HaproxyConfigTest {
     assertThatThrownBy(() -> settings("").withApiKeys(true, List.of("key-1")))
         .hasMessage("an API key digest is not 64 lowercase hex digits");
   }
+
+  @Test
+  void applicationsRoutedByThePromptAreMarkedOnlyWhileBodyForwardingIsOff(@TempDir Path dir)
+      throws Exception {
+    Path lua = dir.resolve("sluice_route.lua");
+    HaproxyConfig.writeFiles(lua);
+    RenderSettings prompt = settings("").withRoutes(Map.of("/", "llm", "/chat", "chat"))
+        .withPromptApps(java.util.Set.of("chat", "gone"));
+    String mark = "  http-request set-var(txn.sluice_prompt_routed) bool(true) if "
+        + "{ var(txn.sluice_app) -m str ";
+
+    String off = HaproxyConfig.render(prompt, List.of(), lua);
+    String on = HaproxyConfig.render(prompt.withForwardBodyLimit(1024), List.of(), lua);
+
+    assertThat(off).contains(mark + "chat }\n").doesNotContain(mark + "llm }")
+        .doesNotContain(mark + "gone }");
+    assertThat(on).as("every body goes to the router anyway").doesNotContain(mark);
+  }
 }

@@ -74,9 +74,15 @@ public final class EdgePolicy {
     return routeBudgetMillis;
   }
 
-  /** What the router is asked, given what the ingress read of the request. */
-  public RouteRequest routeRequest(String requestId, Optional<String> session, byte[] body) {
-    Optional<ForwardedBody> forwarded = forwardBody
+  /**
+   * What the router is asked, given what the ingress read of the request. The body goes along
+   * (up to forward-body-limit) when body forwarding is on, or when the application's routing
+   * reads the prompt ({@code promptRouted}: prefix-cache-affinity), which without it would
+   * silently route every request as if it had none.
+   */
+  public RouteRequest routeRequest(String requestId, Optional<String> session, byte[] body,
+      boolean promptRouted) {
+    Optional<ForwardedBody> forwarded = forwardBody || promptRouted
         ? Optional.of(ForwardedBody.cut(body, forwardBodyLimit)) : Optional.empty();
     return new RouteRequest(requestId, session, forwarded, routeBudgetMillis, List.of(),
         ModelField.find(body));

@@ -20,6 +20,8 @@ import java.util.TreeMap;
 public final class RequestRouters {
 
   private static final Map<String, RequestRouterFactory> BUILT_IN = builtIn();
+  /** The built-in policies that route by the prompt, so need the request's body. */
+  private static final Set<String> PROMPT_READERS = Set.of(PrefixCacheAffinityRouter.KEY);
 
   private RequestRouters() {}
 
@@ -43,6 +45,15 @@ public final class RequestRouters {
   /** Registered keys, sorted. */
   public static Set<String> keys() {
     return BUILT_IN.keySet();
+  }
+
+  /**
+   * Whether the policy routes by the prompt ({@code prefix-cache-affinity}): its requests must
+   * bring their body to the router, whatever the ingress's {@code forward-body} says. An outside
+   * policy that reads the prompt needs {@code forward-body = on}.
+   */
+  public static boolean readsPrompt(String routerClass) {
+    return PROMPT_READERS.contains(routerClass);
   }
 
   /** The policy's metric label: its key, or its simple class name for an outside policy. */
