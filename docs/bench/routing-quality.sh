@@ -2,7 +2,8 @@
 # Routing quality (issue 5): the shared-prefix workload (8 groups sharing a 4 KiB system prompt)
 # against two clusters that differ only in policy, prefix-cache-affinity vs round-robin, side by
 # side in one run; then the engines' prefix-cache hit ratios. Then multi-turn sessions against
-# consistent-hash. Usage: docs/bench/routing-quality.sh [jar]
+# consistent-hash. FORWARD_BODY (default off, the node default: prefix-cache-affinity gets the
+# body anyway) sets sluice.ingress.forward-body. Usage: docs/bench/routing-quality.sh [jar]
 set -euo pipefail
 jar="${1:-deploy/target/sluice.jar}"
 work="$(mktemp -d)"
@@ -22,7 +23,9 @@ YAML
 }
 start() { # name policy ingress-port replica-range
   app "$2" > "$work/$1.yaml"
-  SLUICE_INGRESS_FORWARD_BODY=on SLUICE_REPLICA_PORT_RANGE=$4 java -Xmx1g -jar "$jar" local \
+  # Two nodes side by side: each its own controller API port, no metrics endpoint.
+  SLUICE_API_PORT=$(($3 + 1000)) SLUICE_METRICS_PORT=-1 \
+  SLUICE_INGRESS_FORWARD_BODY="${FORWARD_BODY:-off}" SLUICE_REPLICA_PORT_RANGE=$4 java -Xmx1g -jar "$jar" local \
     --config "$work/$1.yaml" --port "$3" --router-port -1 --remoting-port 0 > "$work/$1.log" 2>&1 &
 }
 wait_ready() { for i in $(seq 1 120); do curl -sf -o /dev/null "http://127.0.0.1:$1/v1/models" && \

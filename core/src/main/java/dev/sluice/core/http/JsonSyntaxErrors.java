@@ -17,7 +17,8 @@ public final class JsonSyntaxErrors {
    * REDACTED (`StreamReadFeature.INCLUDE_SOURCE_IN_LOCATION` disabled); line: 1, column: 9])" or
    * "(for Array starting at [Source: ...])": a parser setting means nothing to a client.
    */
-  private static final Pattern SOURCE_NOTE = Pattern.compile("\\s*\\([^()\\[]*\\[Source: [^]]*]\\)");
+  private static final Pattern SOURCE_NOTE =
+      Pattern.compile("\\s*\\([^()\\[]*\\[Source: [^]]*]\\)");
 
   /**
    * How much of an unrecognized token Jackson echoes (its default: 256 characters). A client
