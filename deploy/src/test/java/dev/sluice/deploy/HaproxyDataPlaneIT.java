@@ -522,7 +522,9 @@ class HaproxyDataPlaneIT {
     String large = "{\"messages\":[{\"role\":\"user\",\"content\":\"" + "x".repeat(40_000)
         + "\"}]}";
     try {
-      for (RenderSettings settings : List.of(plain, plain.withPromptApps(Set.of(app)))) {
+      RenderSettings prompted = plain.withPromptApps(Set.of(app));
+      for (RenderSettings settings : List.of(plain, prompted,
+          prompted.withIngress("127.0.0.1", node.ingressPort().orElseThrow()))) {
         Path dir = Files.createTempDirectory("sluice-haproxy-prompt");
         Path lua = dir.resolve("sluice_route.lua");
         HaproxyConfig.writeFiles(lua);
@@ -534,7 +536,10 @@ class HaproxyDataPlaneIT {
           }
         }
       }
-      assertThat(seen).hasSize(4);
+      // With the node's own ingress at hand, the cut one went there (it reads the whole body and
+      // asks the node's router): this router saw only the small one.
+      assertThat(seen).hasSize(5);
+      assertThat(seen.get(4)).isEqualTo(small + "|null");
       assertThat(seen.subList(0, 2)).as("not routed by the prompt: no body")
           .containsExactly("|null", "|null");
       assertThat(seen.get(2)).isEqualTo(small + "|null");

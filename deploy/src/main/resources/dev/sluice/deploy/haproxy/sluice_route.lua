@@ -11,7 +11,8 @@
 -- the router as X-Sluice-Model whatever SLUICE_FORWARD_BODY_LIMIT says, as the ingress sends it.
 -- SLUICE_INGRESS_HOST and SLUICE_INGRESS_PORT (optional): the node's own ingress, where a request
 -- goes whose model the action could not read (beyond the part of the body HAProxy buffers) for
--- an application with several deployments; the ingress reads the whole body.
+-- an application with several deployments, or whose prompt is longer than that part for an
+-- application routed by the prompt (with body forwarding off); the ingress reads the whole body.
 
 -- The routers to ask, in order: SLUICE_ROUTER_HOST:SLUICE_ROUTER_PORT, then SLUICE_MORE_ROUTERS
 -- ("host:port,host:port"). Every control node serves one, which reaches the router singleton
@@ -328,6 +329,11 @@ local function route(txn)
   if model == nil and ingress_port and txn:get_var("txn.sluice_several_models") then
     -- No model in the part of the body HAProxy holds (it may lie beyond), where the router
     -- needs one: the node's own ingress reads the whole body, and answers a missing model.
+    return to_ingress(txn)
+  end
+  if cut and forward_limit <= 0 and ingress_port and txn:get_var("txn.sluice_prompt_routed") then
+    -- A prompt longer than what HAProxy holds, where the router routes by the prompt: the node's
+    -- own ingress reads the whole body and sends the router up to its forward-body-limit.
     return to_ingress(txn)
   end
   local excluded = {}
