@@ -8,8 +8,9 @@ import java.util.Optional;
  *
  * @param sessionId the session header's value, if the client sent one
  * @param model the requested model, if the body was forwarded and named one
- * @param prompt the prompt text, if the body was forwarded whole and readable; a cut or
- *     unparsable body gives none ("no routing key")
+ * @param prompt the prompt text, if the body was forwarded whole and readable (the ingress's
+ *     {@code forward-body = on}, or a policy that {@link ReadsPrompt}); a cut or unparsable body
+ *     gives none ("no routing key")
  */
 public record PendingRequest(
     String requestId, Optional<String> sessionId, Optional<String> model, Optional<String> prompt) {

@@ -10,6 +10,9 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The one registry of built-in policies, by key; duplicates are rejected. A key that is not
@@ -19,25 +22,31 @@ import java.util.TreeMap;
  */
 public final class RequestRouters {
 
-  private static final Map<String, RequestRouterFactory> BUILT_IN = builtIn();
-  /** The built-in policies that route by the prompt, so need the request's body. */
-  private static final Set<String> PROMPT_READERS = Set.of(PrefixCacheAffinityRouter.KEY);
+  private static final Logger log = LoggerFactory.getLogger(RequestRouters.class);
+  private static final Map<String, BuiltIn> BUILT_IN = builtIn();
+  /** Outside policies' class names, and whether each {@link ReadsPrompt} (asked per request). */
+  private static final Map<String, Boolean> OUTSIDE_READS_PROMPT = new ConcurrentHashMap<>();
+
+  private record BuiltIn(Class<? extends RequestRouter> type, RequestRouterFactory factory) {}
 
   private RequestRouters() {}
 
-  private static Map<String, RequestRouterFactory> builtIn() {
-    Map<String, RequestRouterFactory> registry = new TreeMap<>();
-    register(registry, RoundRobinRouter.KEY, RoundRobinRouter::create);
-    register(registry, PowerOfTwoRouter.KEY, PowerOfTwoRouter::create);
-    register(registry, ConsistentHashRouter.KEY, ConsistentHashRouter::create);
-    register(registry, PrefixCacheAffinityRouter.KEY, PrefixCacheAffinityRouter::create);
-    register(registry, CapacityQueueRouter.KEY, CapacityQueueRouter::create);
+  private static Map<String, BuiltIn> builtIn() {
+    Map<String, BuiltIn> registry = new TreeMap<>();
+    register(registry, RoundRobinRouter.KEY, RoundRobinRouter.class, RoundRobinRouter::create);
+    register(registry, PowerOfTwoRouter.KEY, PowerOfTwoRouter.class, PowerOfTwoRouter::create);
+    register(registry, ConsistentHashRouter.KEY, ConsistentHashRouter.class,
+        ConsistentHashRouter::create);
+    register(registry, PrefixCacheAffinityRouter.KEY, PrefixCacheAffinityRouter.class,
+        PrefixCacheAffinityRouter::create);
+    register(registry, CapacityQueueRouter.KEY, CapacityQueueRouter.class,
+        CapacityQueueRouter::create);
     return Collections.unmodifiableMap(registry);
   }
 
-  private static void register(
-      Map<String, RequestRouterFactory> registry, String key, RequestRouterFactory factory) {
-    if (registry.putIfAbsent(key, factory) != null) {
+  private static void register(Map<String, BuiltIn> registry, String key,
+      Class<? extends RequestRouter> type, RequestRouterFactory factory) {
+    if (registry.putIfAbsent(key, new BuiltIn(type, factory)) != null) {
       throw new IllegalStateException("request router key registered twice: " + key);
     }
   }
@@ -48,12 +57,31 @@ public final class RequestRouters {
   }
 
   /**
-   * Whether the policy routes by the prompt ({@code prefix-cache-affinity}): its requests must
-   * bring their body to the router, whatever the ingress's {@code forward-body} says. An outside
-   * policy that reads the prompt needs {@code forward-body = on}.
+   * Whether the policy routes by the prompt (it implements {@link ReadsPrompt}, as
+   * {@code prefix-cache-affinity} does): its requests must bring their body to the router,
+   * whatever the ingress's {@code forward-body} says. An outside policy not on this node's
+   * classpath counts as not reading it (logged once).
    */
   public static boolean readsPrompt(String routerClass) {
-    return PROMPT_READERS.contains(routerClass);
+    BuiltIn builtIn = BUILT_IN.get(routerClass);
+    if (builtIn != null) {
+      return ReadsPrompt.class.isAssignableFrom(builtIn.type());
+    }
+    return routerClass.contains(".")
+        && OUTSIDE_READS_PROMPT.computeIfAbsent(routerClass, RequestRouters::outsideReadsPrompt);
+  }
+
+  private static boolean outsideReadsPrompt(String className) {
+    try {
+      Class<?> type = Class.forName(className, false, RequestRouters.class.getClassLoader());
+      return RequestRouter.class.isAssignableFrom(type)
+          && ReadsPrompt.class.isAssignableFrom(type);
+    } catch (ClassNotFoundException | LinkageError e) {
+      log.warn("request_router_class '{}' is not on this node's classpath: its requests reach the "
+          + "router without their body unless forward-body = on (put the policy's jar on every "
+          + "node's classpath: SLUICE_CLASSPATH)", className);
+      return false;
+    }
   }
 
   /** The policy's metric label: its key, or its simple class name for an outside policy. */
@@ -71,15 +99,16 @@ public final class RequestRouters {
     Objects.requireNonNull(routerClass, "routerClass");
     Objects.requireNonNull(kwargs, "kwargs");
     Objects.requireNonNull(context, "context");
-    RequestRouterFactory factory = BUILT_IN.get(routerClass);
-    if (factory != null) {
-      return factory.create(context, new Kwargs(routerClass, kwargs));
+    BuiltIn builtIn = BUILT_IN.get(routerClass);
+    if (builtIn != null) {
+      return builtIn.factory().create(context, new Kwargs(routerClass, kwargs));
     }
     if (routerClass.contains(".")) {
       return load(routerClass, kwargs, context);
     }
     throw new IllegalArgumentException("request_router_class: '" + routerClass
-        + "' (expected: one of " + String.join(", ", keys()) + ", or a fully qualified class name)");
+        + "' (expected: one of " + String.join(", ", keys())
+        + ", or a fully qualified class name)");
   }
 
   /** Validates a configuration without keeping the policy (startup checks). */

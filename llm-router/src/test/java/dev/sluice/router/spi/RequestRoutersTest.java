@@ -81,7 +81,8 @@ class RequestRoutersTest {
 
     assertThat(router).isInstanceOf(FirstOnly.class);
     assertThat(((FirstOnly) router).kwargs).containsEntry("k", 1L);
-    assertThat(RequestRouters.label(FirstOnly.class.getName())).isEqualTo("RequestRoutersTest$FirstOnly");
+    assertThat(RequestRouters.label(FirstOnly.class.getName()))
+        .isEqualTo("RequestRoutersTest$FirstOnly");
   }
 
   /** Not a router; its static initializer records that it ran. */
@@ -110,5 +111,35 @@ class RequestRoutersTest {
         .hasMessageContaining("expected: a class implementing");
     assertThatThrownBy(() -> RequestRouters.create("com.example.Missing", Map.of(), CONTEXT))
         .hasMessageContaining("not found");
+  }
+
+  /** An outside policy that routes by the prompt. */
+  public static final class PromptFirst implements RequestRouter, ReadsPrompt {
+    @Override
+    public List<List<ReplicaInfo>> chooseReplicas(
+        List<ReplicaInfo> candidates, PendingRequest request) {
+      return List.of();
+    }
+  }
+
+  /** Says it reads the prompt but is no policy. */
+  static final class PromptButNoRouter implements ReadsPrompt {}
+
+  @Test
+  void aPolicyReadsThePromptWhenItsClassSaysSo() {
+    assertThat(RequestRouters.readsPrompt("prefix-cache-affinity")).isTrue();
+    assertThat(RequestRouters.keys()).filteredOn(key -> !key.equals("prefix-cache-affinity"))
+        .noneMatch(RequestRouters::readsPrompt);
+    assertThat(RequestRouters.readsPrompt(PromptFirst.class.getName())).isTrue();
+    assertThat(RequestRouters.readsPrompt(FirstOnly.class.getName())).isFalse();
+    assertThat(RequestRouters.readsPrompt(PromptButNoRouter.class.getName())).isFalse();
+    assertThat(RequestRouters.readsPrompt("com.example.NotOnThisNode")).isFalse();
+    assertThat(RequestRouters.readsPrompt("fastest")).isFalse();
+  }
+
+  @Test
+  void askingWhetherAnOutsidePolicyReadsThePromptRunsNoneOfItsCode() {
+    assertThat(RequestRouters.readsPrompt(NotARouter.class.getName())).isFalse();
+    assertThat(Initialized.RAN).as("NotARouter's static initializer ran").isFalse();
   }
 }

@@ -5,6 +5,7 @@ import dev.sluice.router.spi.Kwargs;
 import dev.sluice.router.spi.LoadView;
 import dev.sluice.router.spi.PendingRequest;
 import dev.sluice.router.spi.PolicyMetrics;
+import dev.sluice.router.spi.ReadsPrompt;
 import dev.sluice.router.spi.RequestRouter;
 import dev.sluice.router.spi.RouterContext;
 import java.util.AbstractList;
@@ -22,11 +23,11 @@ import java.util.random.RandomGenerator;
 /**
  * {@code prefix-cache-affinity}: send a prompt to the replica that has served its longest prefix
  * (its KV cache likely still holds it), unless that replica is much busier than the least loaded
- * one; otherwise, or without a match, to the least loaded replica. Needs body forwarding: without
- * a readable prompt (no body, a cut or unparsable body) the request has no key and goes to the
- * least loaded replica.
+ * one; otherwise, or without a match, to the least loaded replica. It {@link ReadsPrompt}, so its
+ * requests bring their body to the router; without a readable prompt (a cut or unparsable body)
+ * the request has no key and goes to the least loaded replica.
  */
-public final class PrefixCacheAffinityRouter implements RequestRouter {
+public final class PrefixCacheAffinityRouter implements RequestRouter, ReadsPrompt {
 
   public static final String KEY = "prefix-cache-affinity";
 
