@@ -143,7 +143,7 @@ public final class RequestRouters {
     } catch (ClassNotFoundException e) {
       throw new IllegalArgumentException("request_router_class: '" + className
           + "' not found (expected: one of " + String.join(", ", keys())
-          + ", or a class on the classpath)", e);
+          + ", or a class on the classpath: SLUICE_CLASSPATH)", e);
     } catch (java.lang.reflect.InvocationTargetException e) {
       if (e.getCause() instanceof IllegalArgumentException invalid) {
         throw invalid;

@@ -110,7 +110,8 @@ class RequestRoutersTest {
     assertThatThrownBy(() -> RequestRouters.create("java.lang.String", Map.of(), CONTEXT))
         .hasMessageContaining("expected: a class implementing");
     assertThatThrownBy(() -> RequestRouters.create("com.example.Missing", Map.of(), CONTEXT))
-        .hasMessageContaining("not found");
+        .hasMessageContaining("'com.example.Missing' not found")
+        .hasMessageEndingWith("or a class on the classpath: SLUICE_CLASSPATH)");
   }
 
   /** An outside policy that routes by the prompt. */
