@@ -2,7 +2,7 @@ package dev.sluice.capacity;
 
 import dev.sluice.core.DeploymentId;
 import dev.sluice.core.NodeTopics;
-import dev.sluice.core.ReplicaLoad;
+import dev.sluice.core.ReplicaLoads;
 import dev.sluice.core.ReplicaSet;
 import dev.sluice.core.metrics.SluiceMetrics;
 import dev.sluice.core.serialization.ClusterMessage;
@@ -77,7 +77,7 @@ public final class CapacityQueue extends AbstractBehavior<CapacityQueue.Command>
 
   private record SetChanged(ReplicaSet set) implements Command, Internal {}
 
-  private record LoadReported(ReplicaLoad load) implements Command, Internal {}
+  private record LoadReported(ReplicaLoads loads) implements Command, Internal {}
 
   private enum Reap implements Command, Internal { INSTANCE }
 
@@ -109,7 +109,7 @@ public final class CapacityQueue extends AbstractBehavior<CapacityQueue.Command>
     topics.replicaSets().tell(Topic.subscribe(
         context.messageAdapter(ReplicaSet.class, SetChanged::new)));
     topics.replicaLoads().tell(Topic.subscribe(
-        context.messageAdapter(ReplicaLoad.class, LoadReported::new)));
+        context.messageAdapter(ReplicaLoads.class, LoadReported::new)));
     startTimers();
     context.getLog().info("CapacityQueue singleton started on {} (lease TTL {})",
         context.getSystem().address(), settings.tokenTtl());
@@ -204,7 +204,7 @@ public final class CapacityQueue extends AbstractBehavior<CapacityQueue.Command>
   }
 
   private Behavior<Command> onLoad(LoadReported reported) {
-    ledger.report(reported.load());
+    reported.loads().loads().forEach(ledger::report);
     wakeWaiters();
     return this;
   }

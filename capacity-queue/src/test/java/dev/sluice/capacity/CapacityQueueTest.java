@@ -7,6 +7,7 @@ import dev.sluice.core.DeploymentId;
 import dev.sluice.core.ReplicaId;
 import dev.sluice.core.ReplicaInfo;
 import dev.sluice.core.ReplicaLoad;
+import dev.sluice.core.ReplicaLoads;
 import dev.sluice.core.ReplicaLoadTopic;
 import dev.sluice.core.ReplicaSet;
 import dev.sluice.core.ReplicaSetTopic;
@@ -120,7 +121,7 @@ class CapacityQueueTest {
       // The controller re-publishes its sets every second; the replica reports its load.
       sets.tell(ReplicaSetTopic.publish(new ReplicaSet(DEPLOYMENT, 2, "/", List.of("m"),
           "capacity-queue", Map.of(), List.of(REPLICA))));
-      loads.tell(Topic.publish(new ReplicaLoad(REPLICA.id(), 1, 0, 2, 0, 0)));
+      loads.tell(Topic.publish(ReplicaLoads.of(new ReplicaLoad(REPLICA.id(), 1, 0, 2, 0, 0))));
       queue.tell(new CapacityQueue.GetSnapshot(probe.ref()));
       CapacitySnapshot snapshot = probe.receiveMessage(Duration.ofMillis(300));
       assertThat(snapshot.leases()).isZero();

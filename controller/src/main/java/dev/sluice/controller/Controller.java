@@ -6,6 +6,7 @@ import dev.sluice.core.NodeTopics;
 import dev.sluice.core.ReplicaId;
 import dev.sluice.core.ReplicaInfo;
 import dev.sluice.core.ReplicaLoad;
+import dev.sluice.core.ReplicaLoads;
 import dev.sluice.core.ReplicaSet;
 import dev.sluice.core.ReplicaState;
 import dev.sluice.core.config.ApplicationConfig;
@@ -84,7 +85,7 @@ public final class Controller extends AbstractBehavior<Controller.Command> {
 
   private record ReplicaGone(ReplicaId id) implements Internal {}
 
-  private record LoadReported(ReplicaLoad load) implements Internal {}
+  private record LoadReported(ReplicaLoads loads) implements Internal {}
 
   private record HealthAnswered(ReplicaActor.HealthReport report) implements Internal {}
 
@@ -132,7 +133,7 @@ public final class Controller extends AbstractBehavior<Controller.Command> {
         context.messageAdapter(ClusterEvent.ReachabilityEvent.class, ReachabilityChanged::new),
         ClusterEvent.ReachabilityEvent.class));
     topics.replicaLoads().tell(Topic.subscribe(
-        context.messageAdapter(ReplicaLoad.class, LoadReported::new)));
+        context.messageAdapter(ReplicaLoads.class, LoadReported::new)));
     context.getSystem().receptionist().tell(Receptionist.subscribe(NodeAgent.KEY,
         context.messageAdapter(Receptionist.Listing.class, NodesChanged::new)));
     this.store = new DesiredStateStore(context, settings.writeTimeout());
@@ -438,11 +439,13 @@ public final class Controller extends AbstractBehavior<Controller.Command> {
   }
 
   private Behavior<Command> onLoadReported(LoadReported reported) {
-    ReplicaLoad load = reported.load();
-    ReplicaRecord record = replicas.get(load.replica()).orElse(null);
-    if (record != null) {
-      record.ongoing = load.ongoing();  // a request queued in the engine holds a slot too
-      loads.record(load.replica(), System.nanoTime(), load.ongoing());
+    long now = System.nanoTime();
+    for (ReplicaLoad load : reported.loads().loads()) {
+      ReplicaRecord record = replicas.get(load.replica()).orElse(null);
+      if (record != null) {
+        record.ongoing = load.ongoing();  // a request queued in the engine holds a slot too
+        loads.record(load.replica(), now, load.ongoing());
+      }
     }
     return this;
   }

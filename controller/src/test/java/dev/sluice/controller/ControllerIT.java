@@ -66,11 +66,12 @@ class ControllerIT {
     });
     assertThat(running.routerClass()).isEqualTo("round-robin");
 
-    // Running replicas report their load to the routers.
-    TestProbe<dev.sluice.core.ReplicaLoad> loads = testKit.createTestProbe();
+    // Running replicas report their load to the routers, their node's reports together.
+    TestProbe<dev.sluice.core.ReplicaLoads> loads = testKit.createTestProbe();
     testKit.spawn(dev.sluice.core.ReplicaLoadTopic.behavior()).tell(
         org.apache.pekko.actor.typed.pubsub.Topic.subscribe(loads.ref()));
-    dev.sluice.core.ReplicaLoad load = loads.receiveMessage(Duration.ofSeconds(5));
+    dev.sluice.core.ReplicaLoad load =
+        loads.receiveMessage(Duration.ofSeconds(5)).loads().get(0);
     assertThat(running.replicas()).extracting(ReplicaInfo::id).contains(load.replica());
     assertThat(load.ongoing()).isZero();
     assertThat(load.maxOngoingRequests()).isEqualTo(3);

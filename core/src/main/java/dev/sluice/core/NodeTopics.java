@@ -14,7 +14,7 @@ import org.apache.pekko.actor.typed.pubsub.Topic;
  *
  * <p>A Pekko topic sends each published message once to every topic actor in the cluster that
  * has subscribers. When the router, the controller and the capacity queue each spawned their own
- * topic actor, a replica's load report crossed the network three times to reach the one node they
+ * topic actor, a replica node's load reports crossed the network three times to reach the one node they
  * run on; through this node's shared actor it crosses once and fans out locally. The actors live
  * as long as the node: a singleton that moves here finds its topic already known cluster-wide.
  * A subscriber that stops is dropped by the topic (it watches its subscribers).
@@ -29,7 +29,7 @@ public final class NodeTopics implements Extension {
   };
 
   private final ActorRef<Topic.Command<ReplicaSet>> replicaSets;
-  private final ActorRef<Topic.Command<ReplicaLoad>> replicaLoads;
+  private final ActorRef<Topic.Command<ReplicaLoads>> replicaLoads;
   private final ActorRef<Topic.Command<NodeStats>> nodeStats;
 
   private NodeTopics(ActorSystem<?> system) {
@@ -50,8 +50,8 @@ public final class NodeTopics implements Extension {
     return replicaSets;
   }
 
-  /** The replicas' {@link ReplicaLoad} reports. */
-  public ActorRef<Topic.Command<ReplicaLoad>> replicaLoads() {
+  /** The replicas' {@link ReplicaLoad} reports, a node's together ({@link ReplicaLoads}). */
+  public ActorRef<Topic.Command<ReplicaLoads>> replicaLoads() {
     return replicaLoads;
   }
 

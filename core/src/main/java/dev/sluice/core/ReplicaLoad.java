@@ -4,9 +4,10 @@ import dev.sluice.core.serialization.ClusterMessage;
 import java.util.Objects;
 
 /**
- * A replica's report of its own load, published on {@link ReplicaLoadTopic} at most every report
- * interval when it changed or requests arrived (plus a heartbeat). Routers add their own
- * assignments since the last report; a report older than the staleness limit counts as unknown.
+ * A replica's report of its own load, published on {@link ReplicaLoadTopic} (with its node's
+ * other replicas' reports, {@link ReplicaLoads}) at most every report interval when it changed
+ * or requests arrived, and again in its node's heartbeat. Routers add their own assignments
+ * since the last report; a report older than the staleness limit counts as unknown.
  *
  * @param ongoing requests holding a slot (running or waiting in the engine)
  * @param waiting requests admitted but waiting for an engine batch slot

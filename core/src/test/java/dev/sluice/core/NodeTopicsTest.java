@@ -63,7 +63,7 @@ class NodeTopicsTest {
   @Test
   void aReportCrossesToANodeOnceAndReachesEverySubscriberThere() {
     // The router, the controller and the capacity queue on one node: three subscribers.
-    List<TestProbe<ReplicaLoad>> subscribers = List.of(controlNode.createTestProbe(),
+    List<TestProbe<ReplicaLoads>> subscribers = List.of(controlNode.createTestProbe(),
         controlNode.createTestProbe(), controlNode.createTestProbe());
     var controlTopic = NodeTopics.get(controlNode.system()).replicaLoads();
     subscribers.forEach(probe -> controlTopic.tell(Topic.subscribe(probe.ref())));
@@ -71,10 +71,10 @@ class NodeTopicsTest {
     Await.until(WAIT, "the replica node sees the control node's topic",
         () -> TopicCounts.of(replicaNode, replicaTopic).topicInstanceCount() == 1);
 
-    replicaTopic.tell(Topic.publish(load(3)));
+    replicaTopic.tell(Topic.publish(ReplicaLoads.of(load(3))));
 
-    for (TestProbe<ReplicaLoad> probe : subscribers) {
-      assertThat(probe.receiveMessage(WAIT).ongoing()).isEqualTo(3);
+    for (TestProbe<ReplicaLoads> probe : subscribers) {
+      assertThat(probe.receiveMessage(WAIT).loads().get(0).ongoing()).isEqualTo(3);
       probe.expectNoMessage(Duration.ofMillis(200));
     }
     // One topic actor on the control node, whatever its number of subscribers: one message.

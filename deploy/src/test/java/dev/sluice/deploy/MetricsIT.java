@@ -172,7 +172,7 @@ class MetricsIT {
         scrape().sum("sluice_cluster_members", "status", "Up") == 1);
     Exposition metrics = scrape();
     for (String actor : List.of("controller", "llm-router", "capacity-queue", "node-agent",
-        "replica")) {
+        "load-reporter", "replica")) {
       assertThat(metrics.has("sluice_actor_mailbox_depth", "actor", actor)).as(actor).isTrue();
     }
     assertThat(metrics.sum("sluice_cluster_unreachable_members")).isZero();

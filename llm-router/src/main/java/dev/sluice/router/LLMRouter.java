@@ -5,7 +5,7 @@ import dev.sluice.core.DeploymentId;
 import dev.sluice.core.NodeTopics;
 import dev.sluice.core.ReplicaId;
 import dev.sluice.core.ReplicaInfo;
-import dev.sluice.core.ReplicaLoad;
+import dev.sluice.core.ReplicaLoads;
 import dev.sluice.core.ReplicaSet;
 import dev.sluice.core.metrics.SluiceMetrics;
 import dev.sluice.core.serialization.ClusterMessage;
@@ -74,7 +74,7 @@ public final class LLMRouter extends AbstractBehavior<LLMRouter.Command> {
 
   private record SetChanged(ReplicaSet set) implements Command, Internal {}
 
-  private record LoadReported(ReplicaLoad load) implements Command, Internal {}
+  private record LoadReported(ReplicaLoads loads) implements Command, Internal {}
 
   private record ProbeAnswered(ReplicaInfo replica, ReplicaProber.Probed probed)
       implements Command, Internal {}
@@ -147,7 +147,7 @@ public final class LLMRouter extends AbstractBehavior<LLMRouter.Command> {
     topics.replicaSets().tell(Topic.subscribe(
         context.messageAdapter(ReplicaSet.class, SetChanged::new)));
     topics.replicaLoads().tell(Topic.subscribe(
-        context.messageAdapter(ReplicaLoad.class, LoadReported::new)));
+        context.messageAdapter(ReplicaLoads.class, LoadReported::new)));
     context.getLog().info("LLMRouter singleton started on {} (pick-only for direct streaming)",
         context.getSystem().address());
     LocalRouter.get(context.getSystem()).started(context.getSelf());
@@ -178,7 +178,7 @@ public final class LLMRouter extends AbstractBehavior<LLMRouter.Command> {
         .onMessage(Choose.class, this::onChoose)
         .onMessage(RequestCompleted.class, this::onCompleted)
         .onMessage(SetChanged.class, this::onSetChanged)
-        .onMessage(LoadReported.class, m -> onLoad(m.load()))
+        .onMessage(LoadReported.class, m -> onLoads(m.loads()))
         .onMessage(ProbeAnswered.class, this::onProbeAnswered)
         .onMessage(ProbeFailed.class, m -> onProbeFailed(m.replica()))
         .onMessage(RankFor.class, this::onRankFor)
@@ -339,8 +339,8 @@ public final class LLMRouter extends AbstractBehavior<LLMRouter.Command> {
     return this;
   }
 
-  private Behavior<Command> onLoad(ReplicaLoad load) {
-    loads.onReport(load);
+  private Behavior<Command> onLoads(ReplicaLoads reported) {
+    reported.loads().forEach(loads::onReport);
     return this;
   }
 

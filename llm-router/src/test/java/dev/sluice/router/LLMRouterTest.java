@@ -66,8 +66,8 @@ class LLMRouterTest {
       return null;
     });
     // One report through the topic: busy is full, so power-of-two must skip it every time.
-    loads.tell(org.apache.pekko.actor.typed.pubsub.Topic.publish(
-        new dev.sluice.core.ReplicaLoad(busy.id(), 4, 0, 4, 0, 0)));
+    loads.tell(org.apache.pekko.actor.typed.pubsub.Topic.publish(dev.sluice.core.ReplicaLoads.of(
+        new dev.sluice.core.ReplicaLoad(busy.id(), 4, 0, 4, 0, 0))));
     waiter.awaitAssert(Duration.ofSeconds(5), () -> {
       for (int i = 0; i < 10; i++) {
         assertThat(route(router, Optional.empty())).isEqualTo(new RouteResult.Routed(idle));

@@ -4,7 +4,6 @@ import dev.sluice.core.metrics.ActorMetrics;
 import dev.sluice.core.metrics.CountingMailbox;
 import dev.sluice.core.NodeTopics;
 import dev.sluice.core.ReplicaId;
-import dev.sluice.core.ReplicaLoad;
 import dev.sluice.core.serialization.ClusterMessage;
 import dev.sluice.replica.engine.GpuPool;
 import java.util.ArrayList;
@@ -19,7 +18,6 @@ import org.apache.pekko.actor.typed.javadsl.AbstractBehavior;
 import org.apache.pekko.actor.typed.javadsl.ActorContext;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.pekko.actor.typed.javadsl.Receive;
-import org.apache.pekko.actor.typed.pubsub.Topic;
 import org.apache.pekko.actor.typed.receptionist.Receptionist;
 import org.apache.pekko.actor.typed.receptionist.ServiceKey;
 
@@ -97,7 +95,7 @@ public final class NodeAgent extends AbstractBehavior<NodeAgent.Command> {
 
   private final ReplicaNodeSettings settings;
   private final Map<ReplicaId, Entry> replicas = new LinkedHashMap<>();
-  private final ActorRef<Topic.Command<ReplicaLoad>> loads;
+  private final ActorRef<NodeLoadReporter.Command> loads;
   private final ActorRef<ReplicaStatusUpdate> reports;
   private Optional<ActorRef<ReplicaStatusUpdate>> controller = Optional.empty();
   private int spawned;
@@ -105,7 +103,10 @@ public final class NodeAgent extends AbstractBehavior<NodeAgent.Command> {
   private NodeAgent(ActorContext<Command> context, ReplicaNodeSettings settings) {
     super(context);
     this.settings = settings;
-    this.loads = NodeTopics.get(context.getSystem()).replicaLoads();
+    this.loads = context.spawn(ActorMetrics.instrument("load-reporter",
+            NodeLoadReporter.create(NodeTopics.get(context.getSystem()).replicaLoads(),
+                settings.loadReportInterval(), settings.loadReportHeartbeat())),
+        "load-reporter", CountingMailbox.selector("load-reporter"));
     this.reports = context.messageAdapter(ReplicaStatusUpdate.class, ReplicaReported::new);
     context.getSystem().receptionist().tell(Receptionist.register(KEY, context.getSelf()));
   }

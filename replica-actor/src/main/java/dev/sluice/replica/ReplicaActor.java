@@ -28,7 +28,6 @@ import org.apache.pekko.actor.typed.javadsl.ActorContext;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.pekko.actor.typed.javadsl.Receive;
 import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
-import org.apache.pekko.actor.typed.pubsub.Topic;
 import org.apache.pekko.http.javadsl.ServerBinding;
 
 /**
@@ -83,7 +82,7 @@ public final class ReplicaActor extends AbstractBehavior<ReplicaActor.Command> {
   private final ReplicaSpec spec;
   private final ReplicaNodeSettings settings;
   private final ActorRef<ReplicaStatusUpdate> listener;
-  private final ActorRef<Topic.Command<ReplicaLoad>> loads;
+  private final ActorRef<NodeLoadReporter.Command> loads;
   private final LoadReports loadReports;
   private final TimerScheduler<Command> timers;
   private final Engine engine;
@@ -97,14 +96,14 @@ public final class ReplicaActor extends AbstractBehavior<ReplicaActor.Command> {
 
   private ReplicaActor(ActorContext<Command> context, TimerScheduler<Command> timers,
       ReplicaSpec spec, ReplicaNodeSettings settings, ActorRef<ReplicaStatusUpdate> listener,
-      ActorRef<Topic.Command<ReplicaLoad>> loads) {
+      ActorRef<NodeLoadReporter.Command> loads) {
     super(context);
     this.loads = loads;
     this.timers = timers;
     this.spec = spec;
     this.settings = settings;
     this.listener = listener;
-    this.loadReports = new LoadReports(settings.loadReportHeartbeat());
+    this.loadReports = new LoadReports();
     LlmConfig llm = spec.llm();
     this.info = new ReplicaInfo(spec.id(), context.getSystem().address().toString(),
         settings.advertiseHost(), 0, llm.deployment().maxOngoingRequests(),
@@ -122,10 +121,10 @@ public final class ReplicaActor extends AbstractBehavior<ReplicaActor.Command> {
 
   /**
    * @param listener receives every state change (the controller)
-   * @param loads the node's load-report topic
+   * @param loads the node's load reporter
    */
   public static Behavior<Command> create(ReplicaSpec spec, ReplicaNodeSettings settings,
-      ActorRef<ReplicaStatusUpdate> listener, ActorRef<Topic.Command<ReplicaLoad>> loads) {
+      ActorRef<ReplicaStatusUpdate> listener, ActorRef<NodeLoadReporter.Command> loads) {
     return Behaviors.withTimers(timers -> Behaviors.setup(
         context -> new ReplicaActor(context, timers, spec, settings, listener, loads)));
   }
@@ -215,8 +214,8 @@ public final class ReplicaActor extends AbstractBehavior<ReplicaActor.Command> {
     int ongoing = Math.max(handler.slots().ongoing(), stats.running());
     ReplicaLoad load = new ReplicaLoad(spec.id(), ongoing, stats.waiting(),
         handler.slots().limit(), stats.prefixCacheHitRatio(), stats.kvCacheUsage());
-    if (loadReports.due(load, handler.slots().admitted(), System.nanoTime())) {
-      loads.tell(Topic.publish(load));
+    if (loadReports.due(load, handler.slots().admitted())) {
+      loads.tell(new NodeLoadReporter.Report(load, getContext().getSelf()));
     }
     return this;
   }

@@ -12,7 +12,8 @@ import java.util.List;
  * @param advertiseHost host routers and ingresses use to reach the endpoints
  * @param ports candidate ports, tried in order ({@code [0]} = ephemeral)
  * @param loadReportInterval how often a replica checks whether its load changed and reports it
- * @param loadReportHeartbeat longest time between two reports even without a change
+ * @param loadReportHeartbeat how often a node sends every replica's last load again, changed or
+ *     not
  */
 public record ReplicaNodeSettings(
     String bindHost,

@@ -7,6 +7,8 @@ import com.typesafe.config.ConfigFactory;
 import dev.sluice.core.DeploymentId;
 import dev.sluice.core.ReplicaId;
 import dev.sluice.core.ReplicaInfo;
+import dev.sluice.core.ReplicaLoad;
+import dev.sluice.core.ReplicaLoads;
 import dev.sluice.core.ReplicaSet;
 import dev.sluice.core.ReplicaState;
 import dev.sluice.core.config.AutoscalingConfig;
@@ -58,6 +60,17 @@ class KryoSerializerTest {
     Object back = serializer().fromBinary(serializer().toBinary(set));
 
     assertThat(back).isEqualTo(set);
+  }
+
+  @Test
+  void aNodesLoadReportsRoundTripTogether() throws Exception {
+    ReplicaLoads loads = ReplicaLoads.of(
+        new ReplicaLoad(ReplicaId.parse("llm#sim#abcd1234"), 3, 1, 8, 0.25, 0.5),
+        new ReplicaLoad(ReplicaId.parse("llm#sim#efgh5678"), 0, 0, 8, 0, 0));
+
+    Object back = serializer().fromBinary(serializer().toBinary(loads));
+
+    assertThat(back).isEqualTo(loads);
   }
 
   @Test
