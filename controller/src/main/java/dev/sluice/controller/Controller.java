@@ -444,7 +444,10 @@ public final class Controller extends AbstractBehavior<Controller.Command> {
       ReplicaRecord record = replicas.get(load.replica()).orElse(null);
       if (record != null) {
         record.ongoing = load.ongoing();  // a request queued in the engine holds a slot too
-        loads.record(load.replica(), now, load.ongoing());
+        DeploymentState state = deployments.get(load.replica().deploymentId());
+        if (state != null && state.autoscaler != null) {  // only the autoscaler reads them
+          loads.record(load.replica(), now, load.ongoing(), lookBackNanos(state));
+        }
       }
     }
     return this;
@@ -534,12 +537,16 @@ public final class Controller extends AbstractBehavior<Controller.Command> {
     return this;
   }
 
+  private static long lookBackNanos(DeploymentState state) {
+    return (long) (state.autoscaler.config().lookBackPeriodS() * 1e9);
+  }
+
   private void autoscale(long now) {
     for (DeploymentState state : deployments.values()) {
       if (state.autoscaler == null) {
         continue;
       }
-      long window = (long) (state.autoscaler.config().lookBackPeriodS() * 1e9);
+      long window = lookBackNanos(state);
       double total = 0;
       int running = 0;
       for (ReplicaRecord record : replicas.all()) {

@@ -10,6 +10,8 @@ import java.util.Map;
  * Each replica's load (ongoing plus queued requests) over time, from its load reports, for the
  * autoscaler: a time-weighted average over a look-back window (a report holds until the next
  * one), so a replica that reports often does not weigh more than one that reports on change.
+ * Each replica keeps only the samples of its window: a replica reports up to 20 times a second
+ * under load, for as long as it runs.
  */
 final class LoadHistory {
 
@@ -17,8 +19,17 @@ final class LoadHistory {
 
   private final Map<ReplicaId, ArrayDeque<Sample>> samples = new HashMap<>();
 
-  void record(ReplicaId replica, long nanos, int load) {
-    samples.computeIfAbsent(replica, id -> new ArrayDeque<>()).addLast(new Sample(nanos, load));
+  /** A report at {@code nanos}; samples wholly before {@code [nanos - window]} are dropped. */
+  void record(ReplicaId replica, long nanos, int load, long windowNanos) {
+    ArrayDeque<Sample> series = samples.computeIfAbsent(replica, id -> new ArrayDeque<>());
+    series.addLast(new Sample(nanos, load));
+    prune(series, nanos - windowNanos);
+  }
+
+  /** How many samples {@code replica} keeps. */
+  int size(ReplicaId replica) {
+    ArrayDeque<Sample> series = samples.get(replica);
+    return series == null ? 0 : series.size();
   }
 
   void forget(ReplicaId replica) {
