@@ -134,6 +134,10 @@ class SimulatedEngineTest {
     long start = System.nanoTime();
     var first = engine.generate(new GenerationRequest("a", "p", 3, Optional.empty(), 0, List.of()))
         .runWith(Sink.seq(), testKit.system()).toCompletableFuture();
+    // A stream takes its place when it starts, on the stream's own thread: the first must hold
+    // it before the second is run, or either may go first.
+    Await.until(Duration.ofSeconds(5), "the first generation running",
+        () -> engine.stats().running() == 1);
     var second = engine.generate(new GenerationRequest("b", "q", 3, Optional.empty(), 0,
             List.of()))
         .map(token -> new Object[] {System.nanoTime(), token})
