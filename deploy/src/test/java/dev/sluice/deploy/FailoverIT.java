@@ -145,16 +145,21 @@ class FailoverIT {
         || o.fate() == Fate.FAILED_BEFORE_HEAD);
     assertThat(failed).as("requests started after the kill: routed again, never failed; "
         + "relative to the kill:" + FaultLoad.timeline(failed, kill)).isEmpty();
-    // Twice in CI-like runs, one request started while the kernel tore the killed JVM down
-    // failed to connect to the live ingress, on both of the JDK client's tries (it retries a
-    // failed connect once): nothing reached the ingress. Cause not found (the ingress never
-    // stops listening). Outside that window a failed connect fails the test, and every request
-    // started after it must be served.
+    // Three times in CI-like runs, one request whose connect fell while the kernel tore the
+    // killed JVM down failed to connect to the live ingress: nothing reached the ingress. (The
+    // JDK 17 client's "ConnectException <- ConnectException <- ClosedChannelException" is one
+    // failed connect and a retry on the channel it closed, JDK-8361249, so the first failure's
+    // own message is lost.) Cause not found (the ingress never stops listening). Outside that
+    // window a failed connect fails the test, and every request started after it must be
+    // served.
     List<Outcome> notConnected = load.outcomes().stream().filter(o -> notConnected(o)
-        && o.startNanos() >= signalled && o.startNanos() < kill).toList();
+        && o.endNanos() >= signalled && o.startNanos() < kill).toList();
     for (Outcome inFlight : load.outcomes().stream().filter(o -> (o.fate() == Fate.REFUSED
         || o.fate() == Fate.FAILED_BEFORE_HEAD) && !notConnected.contains(o)).toList()) {
-      assertThat(inFlight.status()).as("sent before the kill: " + inFlight).isEqualTo(502);
+      assertThat(inFlight.status()).as("sent before the kill: %s; the kill signalled at %+.1f "
+          + "ms and done at %+.1f ms from its start", inFlight,
+          (signalled - inFlight.startNanos()) / 1e6, (kill - inFlight.startNanos()) / 1e6)
+          .isEqualTo(502);
       assertThat(Duration.ofNanos(inFlight.endNanos() - kill)).as("ends promptly: " + inFlight)
           .isLessThan(Duration.ofSeconds(5));
     }
