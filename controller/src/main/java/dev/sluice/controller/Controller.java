@@ -104,7 +104,7 @@ public final class Controller extends AbstractBehavior<Controller.Command> {
   private final ReplicaTable replicas;
   private final Map<DeploymentId, DeploymentState> deployments = new LinkedHashMap<>();
   private final Map<DeploymentId, Backoff> backoffs = new HashMap<>();
-  private final LoadHistory loads = new LoadHistory();
+  private final Autoscaling autoscaling;
   private final Adoption adoption = new Adoption();
   private final Membership membership;
   private final ActorRef<NodeAgent.NodeReplicas> adoptedAdapter;
@@ -122,6 +122,7 @@ public final class Controller extends AbstractBehavior<Controller.Command> {
     this.settings = settings;
     NodeTopics topics = NodeTopics.get(context.getSystem());
     this.publisher = new ReplicaSetPublisher(topics.replicaSets(), context.getLog());
+    this.autoscaling = new Autoscaling(metrics, context.getLog());
     this.statusAdapter = context.messageAdapter(ReplicaStatusUpdate.class, StatusChanged::new);
     this.healthAdapter = context.messageAdapter(ReplicaActor.HealthReport.class,
         HealthAnswered::new);
@@ -418,7 +419,7 @@ public final class Controller extends AbstractBehavior<Controller.Command> {
       // Its last report (a replica stops after either). Its termination, watched too, may come
       // much later; for replicas that failed to bind at once it was seen never to come.
       replicas.remove(info.id());
-      loads.forget(info.id());
+      autoscaling.forget(info.id());
     }
     reconcile();
     return this;
@@ -426,7 +427,7 @@ public final class Controller extends AbstractBehavior<Controller.Command> {
 
   private Behavior<Command> onReplicaGone(ReplicaGone gone) {
     ReplicaRecord removed = replicas.remove(gone.id()).orElse(null);
-    loads.forget(gone.id());
+    autoscaling.forget(gone.id());
     if (removed != null && removed.isLive() && membership.lost(replicas.nodeOf(removed))) {
       getContext().getLog().warn("Replica {} lost with its node {}: replacing it now",
           gone.id(), replicas.nodeOf(removed));
@@ -445,8 +446,8 @@ public final class Controller extends AbstractBehavior<Controller.Command> {
       if (record != null) {
         record.ongoing = load.ongoing();  // a request queued in the engine holds a slot too
         DeploymentState state = deployments.get(load.replica().deploymentId());
-        if (state != null && state.autoscaler != null) {  // only the autoscaler reads them
-          loads.record(load.replica(), now, load.ongoing(), lookBackNanos(state));
+        if (state != null) {
+          autoscaling.reported(state, load, now);
         }
       }
     }
@@ -527,7 +528,7 @@ public final class Controller extends AbstractBehavior<Controller.Command> {
     }
     askNodes();  // the nodes that have not answered in time, again
     checkHealth(now);
-    autoscale(now);
+    autoscaling.evaluate(now, deployments.values(), replicas.all());
     reconcile();
     replicas.sendDrains(now, deployments);
     if (now - lastFullPublishNanos >= settings.publishInterval().toNanos()) {
@@ -535,33 +536,6 @@ public final class Controller extends AbstractBehavior<Controller.Command> {
       lastFullPublishNanos = now;
     }
     return this;
-  }
-
-  private static long lookBackNanos(DeploymentState state) {
-    return (long) (state.autoscaler.config().lookBackPeriodS() * 1e9);
-  }
-
-  private void autoscale(long now) {
-    for (DeploymentState state : deployments.values()) {
-      if (state.autoscaler == null) {
-        continue;
-      }
-      long window = lookBackNanos(state);
-      double total = 0;
-      int running = 0;
-      for (ReplicaRecord record : replicas.all()) {
-        if (record.isRunning() && record.info.id().deploymentId().equals(state.id)) {
-          total += loads.average(record.info.id(), now, window);
-          running++;
-        }
-      }
-      int from = state.autoscaler.target();
-      state.autoscaler.evaluate(now, total, running).ifPresent(decision -> {
-        metrics.scaled(state.id, from, decision.to());
-        getContext().getLog().info("Autoscaling {}: {} -> {} replicas ({})", state.id, from,
-            decision.to(), decision.reason());
-      });
-    }
   }
 
   private void reconcile() {
