@@ -23,6 +23,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.SplittableRandom;
 import org.apache.pekko.actor.NoSerializationVerificationNeeded;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
@@ -105,6 +106,7 @@ public final class Controller extends AbstractBehavior<Controller.Command> {
   private final Map<DeploymentId, DeploymentState> deployments = new LinkedHashMap<>();
   private final Map<DeploymentId, Backoff> backoffs = new HashMap<>();
   private final Autoscaling autoscaling;
+  private final SplittableRandom random = new SplittableRandom();
   private final Adoption adoption = new Adoption();
   private final Membership membership;
   private final ActorRef<NodeAgent.NodeReplicas> adoptedAdapter;
@@ -287,7 +289,7 @@ public final class Controller extends AbstractBehavior<Controller.Command> {
       record.actor = Optional.of(running.last().replica());
       record.drainSent = state == ReplicaState.DRAINING;
       record.gpusNeeded = running.spec().llm().engine().numGpus();
-      record.nextCheckNanos = System.nanoTime() + deployment.healthPeriodNanos();
+      record.firstCheckWithin(System.nanoTime(), deployment.healthPeriodNanos(), random);
       getContext().watchWith(running.last().replica(), new ReplicaGone(id));
       replicas.put(record);
       if (state == ReplicaState.RUNNING && record.specVersion.equals(deployment.version)) {
@@ -409,7 +411,7 @@ public final class Controller extends AbstractBehavior<Controller.Command> {
       backoff(deployment).failed(update.detail());
     } else if (record.state() == ReplicaState.RUNNING) {
       backoff(deployment).succeeded();
-      record.nextCheckNanos = System.nanoTime() + healthPeriod(deployment);
+      record.firstCheckWithin(System.nanoTime(), healthPeriod(deployment), random);
       DeploymentState state = deployments.get(deployment);
       if (state != null && record.specVersion.equals(state.version)) {
         state.versionServed = true;

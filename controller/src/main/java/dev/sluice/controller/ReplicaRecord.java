@@ -7,6 +7,7 @@ import dev.sluice.replica.ReplicaActor;
 import dev.sluice.replica.ReplicaStatusUpdate;
 import java.util.List;
 import java.util.Optional;
+import java.util.random.RandomGenerator;
 import org.apache.pekko.actor.typed.ActorRef;
 
 /**
@@ -80,6 +81,15 @@ final class ReplicaRecord {
   boolean checkDue(long now) {
     return isRunning() && actor.isPresent() && checkDeadlineNanos == 0
         && now - nextCheckNanos >= 0;
+  }
+
+  /**
+   * Its first check (it has just started, or a new controller adopted it): at a random point of
+   * one period, so that replicas started or adopted together are not checked together every
+   * period after.
+   */
+  void firstCheckWithin(long now, long periodNanos, RandomGenerator random) {
+    nextCheckNanos = now + 1 + random.nextLong(Math.max(1, periodNanos));
   }
 
   /** The check in flight ended (answered, or past its deadline): the next one is due then. */
