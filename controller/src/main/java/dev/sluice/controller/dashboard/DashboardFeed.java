@@ -45,7 +45,12 @@ public final class DashboardFeed implements AutoCloseable {
       "sluice_capacity_capacity", "sluice_actor_messages", "sluice_actor_mailbox_depth",
       "sluice_actor_processing_seconds");
   static final int HISTORY_POINTS = 300;
-  private static final long RATE_WINDOW_MS = 3_000;
+  /**
+   * Rates are over the last 10 s (as {@code rate(x[10s])}): a shorter window makes a counter that
+   * moves in bursts (the controller's once-a-second tick sends that second's health checks
+   * together) swing from one refresh to the next, since the window holds one burst more or less.
+   */
+  static final long RATE_WINDOW_MS = 10_000;
   private static final long QUANTILE_WINDOW_MS = 10_000;
   private static final ObjectMapper JSON = new ObjectMapper();
 

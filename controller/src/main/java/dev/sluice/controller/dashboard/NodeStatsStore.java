@@ -37,8 +37,11 @@ final class NodeStatsStore {
   }
 
   /**
-   * For every node reporting, its newest report and the oldest within {@code windowMillis} before
-   * it (the same report twice when it has only one).
+   * For every node reporting, its newest report and the newest one at least {@code windowMillis}
+   * older (the oldest kept while there is none that old yet; the same report twice when it has
+   * only one). A span at least as long as the window: reports come a little more than a second
+   * apart, so "within the window" picked one interval fewer than the window holds, and a counter
+   * that moves in a burst once a second then read up to half too low or too high.
    */
   synchronized List<Span> spans(long nowMillis, long windowMillis) {
     List<Span> spans = new ArrayList<>();
@@ -49,12 +52,12 @@ final class NodeStatsStore {
       if (nowMillis - latest.atMillis() > STALE_MILLIS) {
         continue;
       }
-      NodeStats earlier = latest;
+      NodeStats earlier = reports.getFirst();
       for (NodeStats report : reports) {
-        if (latest.atMillis() - report.atMillis() <= windowMillis) {
-          earlier = report;
+        if (latest.atMillis() - report.atMillis() < windowMillis) {
           break;
         }
+        earlier = report;
       }
       spans.add(new Span(earlier, latest));
     }

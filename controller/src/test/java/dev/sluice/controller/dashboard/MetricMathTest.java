@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.within;
 import dev.sluice.core.metrics.NodeStats;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Random;
 import org.junit.jupiter.api.Test;
 
 class MetricMathTest {
@@ -102,10 +103,38 @@ class MetricMathTest {
     store.add(new NodeStats("live", 9_000, List.of()));
     store.add(new NodeStats("live", 10_000, List.of()));
     store.add(new NodeStats("live", 11_000, List.of()));
-    var spans = store.spans(11_500, 1_500);
+    var spans = store.spans(11_500, 1_000);
     assertThat(spans).singleElement().satisfies(span -> {
       assertThat(span.latest().atMillis()).isEqualTo(11_000);
       assertThat(span.earlier().atMillis()).isEqualTo(10_000);
     });
+    assertThat(store.spans(11_500, 60_000)).singleElement()
+        .satisfies(span -> assertThat(span.earlier().atMillis()).isEqualTo(9_000));
+  }
+
+  @Test
+  void aCounterThatMovesInBurstsReadsTheSameRateAtEveryRefresh() {
+    // A node reports about once a second, and a counter jumps by 20 about once a second (the
+    // controller's tick answering that second's health checks), the two timers in phase with a
+    // few ms of jitter each: a burst lands before or after a report by chance. 20 a second,
+    // whichever reports a refresh's window holds.
+    Random jitter = new Random(7);
+    long[] bursts = new long[45];
+    for (int k = 0; k < bursts.length; k++) {
+      bursts[k] = k * 1_000L + jitter.nextInt(41);
+    }
+    NodeStatsStore store = new NodeStatsStore();
+    List<Double> shown = new ArrayList<>();
+    for (int report = 0; report <= 40; report++) {
+      long at = report * 1_000L + jitter.nextInt(41);
+      long burstsSoFar = java.util.Arrays.stream(bursts).filter(burst -> burst <= at).count();
+      store.add(new NodeStats("a", at, List.of(sample("c_total", 20.0 * burstsSoFar))));
+      if (report >= 12) {
+        shown.add(MetricMath.rate(store.spans(at + 10, DashboardFeed.RATE_WINDOW_MS), "c_total",
+            MetricMath.any()));
+      }
+    }
+    assertThat(shown).hasSize(29).allSatisfy(rate -> assertThat(rate).isCloseTo(20.0,
+        within(2.5)));
   }
 }
