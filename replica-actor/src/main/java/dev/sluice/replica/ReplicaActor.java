@@ -4,7 +4,6 @@ import dev.sluice.core.Failures;
 import dev.sluice.core.ReplicaId;
 import dev.sluice.core.http.ClusterToken;
 import dev.sluice.core.ReplicaInfo;
-import dev.sluice.core.ReplicaLoad;
 import dev.sluice.core.metrics.SluiceMetrics;
 import dev.sluice.core.ReplicaState;
 import dev.sluice.core.config.LlmConfig;
@@ -39,8 +38,7 @@ import org.apache.pekko.http.javadsl.ServerBinding;
 public final class ReplicaActor extends AbstractBehavior<ReplicaActor.Command> {
 
   public sealed interface Command permits Drain, CheckHealth, EngineStarted, EngineFailed,
-      EngineExited, Bound,
-      BindFailed, DrainTick, LoadTick {}
+      EngineExited, Bound, BindFailed, DrainTick {}
 
   /**
    * Stop taking requests, finish ongoing ones, then stop: when idle, or after {@code
@@ -70,8 +68,6 @@ public final class ReplicaActor extends AbstractBehavior<ReplicaActor.Command> {
 
   private enum DrainTick implements Command, Internal { INSTANCE }
 
-  private enum LoadTick implements Command, Internal { INSTANCE }
-
   private static final Duration DRAIN_CHECK = Duration.ofMillis(100);
   /** How long a draining replica with an external engine waits before trusting a zero count. */
   private static final Duration EXTERNAL_DRAIN_SETTLE = Duration.ofSeconds(2);
@@ -83,13 +79,14 @@ public final class ReplicaActor extends AbstractBehavior<ReplicaActor.Command> {
   private final ReplicaNodeSettings settings;
   private final ActorRef<ReplicaStatusUpdate> listener;
   private final ActorRef<NodeLoadReporter.Command> loads;
-  private final LoadReports loadReports;
   private final TimerScheduler<Command> timers;
   private final Engine engine;
   private final ReplicaMetrics metrics;
   private ReplicaInfo info;
   private ReplicaHttpHandler handler;
   private ServerBinding binding;
+  /** What the node's load reporter reads while this replica runs (set once it is RUNNING). */
+  private ReplicaLoadSource loadSource;
   private ActorRef<dev.sluice.core.relay.Generate> relay;
   private long drainDeadlineNanos;
   private long drainStartNanos;
@@ -103,7 +100,6 @@ public final class ReplicaActor extends AbstractBehavior<ReplicaActor.Command> {
     this.spec = spec;
     this.settings = settings;
     this.listener = listener;
-    this.loadReports = new LoadReports();
     LlmConfig llm = spec.llm();
     this.info = new ReplicaInfo(spec.id(), context.getSystem().address().toString(),
         settings.advertiseHost(), 0, llm.deployment().maxOngoingRequests(),
@@ -140,7 +136,6 @@ public final class ReplicaActor extends AbstractBehavior<ReplicaActor.Command> {
         .onMessage(Drain.class, this::onDrain)
         .onMessage(CheckHealth.class, this::onCheckHealth)
         .onMessage(DrainTick.class, m -> onDrainTick())
-        .onMessage(LoadTick.class, m -> onLoadTick())
         .onSignal(PostStop.class, signal -> onPostStop())
         .build();
   }
@@ -201,22 +196,8 @@ public final class ReplicaActor extends AbstractBehavior<ReplicaActor.Command> {
     getContext().getLog().info("Replica {} RUNNING, endpoint http://{}:{}", spec.id(),
         info.host(), port);
     report("");
-    timers.startTimerWithFixedDelay(LoadTick.INSTANCE, settings.loadReportInterval());
-    return this;
-  }
-
-  /** Publishes the load when it changed or requests arrived since the last report. */
-  private Behavior<Command> onLoadTick() {
-    var stats = engine.stats();
-    metrics.update(handler.slots().ongoing(), handler.slots().limit(), stats);
-    // An external engine reached directly holds requests the replica's slots never see: its own
-    // running count says how many.
-    int ongoing = Math.max(handler.slots().ongoing(), stats.running());
-    ReplicaLoad load = new ReplicaLoad(spec.id(), ongoing, stats.waiting(),
-        handler.slots().limit(), stats.prefixCacheHitRatio(), stats.kvCacheUsage());
-    if (loadReports.due(load, handler.slots().admitted())) {
-      loads.tell(new NodeLoadReporter.Report(load, getContext().getSelf()));
-    }
+    loadSource = new ReplicaLoadSource(spec.id(), engine, handler.slots(), metrics);
+    loads.tell(new NodeLoadReporter.Register(spec.id(), loadSource, getContext().getSelf()));
     return this;
   }
 
@@ -282,6 +263,9 @@ public final class ReplicaActor extends AbstractBehavior<ReplicaActor.Command> {
       ReplicaServer.unbind(getContext().getSystem(), binding, Duration.ofSeconds(1));
     }
     engine.stop();
+    if (loadSource != null) {
+      loadSource.close();
+    }
     metrics.remove();
     return this;
   }

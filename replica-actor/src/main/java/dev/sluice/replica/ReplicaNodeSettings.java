@@ -11,7 +11,8 @@ import java.util.List;
  * @param bindHost interface the replica endpoints bind to
  * @param advertiseHost host routers and ingresses use to reach the endpoints
  * @param ports candidate ports, tried in order ({@code [0]} = ephemeral)
- * @param loadReportInterval how often a replica checks whether its load changed and reports it
+ * @param loadReportInterval how often the node looks at every replica's load and reports those
+ *     that changed or admitted requests
  * @param loadReportHeartbeat how often a node sends every replica's last load again, changed or
  *     not
  */
@@ -28,6 +29,14 @@ public record ReplicaNodeSettings(
 
   public ReplicaNodeSettings {
     ports = List.copyOf(ports);
+    requirePositive("sluice.replica.load-report-interval", loadReportInterval);
+    requirePositive("sluice.replica.load-report-heartbeat", loadReportHeartbeat);
+  }
+
+  private static void requirePositive(String key, Duration value) {
+    if (value.isZero() || value.isNegative()) {
+      throw new IllegalArgumentException(key + " must be positive, got " + value);
+    }
   }
 
   /**

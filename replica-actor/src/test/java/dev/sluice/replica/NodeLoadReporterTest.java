@@ -9,6 +9,8 @@ import dev.sluice.core.ReplicaLoads;
 import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
 import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
 import org.apache.pekko.actor.typed.ActorRef;
@@ -50,39 +52,61 @@ class NodeLoadReporterTest {
     return subscriber.receiveMessage(WAIT).loads();
   }
 
+  /** A replica's load as a test sets it: due whenever it was set since the last read. */
+  private static final class SetLoad implements NodeLoadReporter.LoadSource {
+    private final AtomicReference<ReplicaLoad> next = new AtomicReference<>();
+    final AtomicInteger reads = new AtomicInteger();
+
+    SetLoad set(ReplicaLoad load) {
+      next.set(load);
+      return this;
+    }
+
+    @Override
+    public ReplicaLoad dueLoad() {
+      reads.incrementAndGet();
+      return next.getAndSet(null);
+    }
+  }
+
+  private static NodeLoadReporter.Register register(ReplicaLoad first, SetLoad source,
+      ActorRef<Void> replica) {
+    return new NodeLoadReporter.Register(first.replica(), source.set(first), replica);
+  }
+
   @Test
-  void aReportAfterAQuietIntervalGoesAtOnceAndTheNextOnesTogether() {
+  void aNewReplicaIsReportedAtOnceAndEveryIntervalsDueLoadsGoTogether() {
     TestProbe<ReplicaLoads> topic = testKit.createTestProbe();
     var reporter = testKit.spawn(
-        NodeLoadReporter.create(topic(topic), Duration.ofMillis(500), HOUR));
-    ActorRef<Void> first = replica();
-    ActorRef<Void> second = replica();
+        NodeLoadReporter.create(topic(topic), Duration.ofMillis(300), HOUR));
+    SetLoad first = new SetLoad();
+    SetLoad second = new SetLoad();
 
-    reporter.tell(new NodeLoadReporter.Report(load("aaaa0001", 1), first));
-    assertThat(published(topic)).containsExactly(load("aaaa0001", 1));
+    reporter.tell(register(load("aaaa0001", 1), first, replica()));
+    assertThat(published(topic)).as("at once, not at the next tick")
+        .containsExactly(load("aaaa0001", 1));
+    topic.expectNoMessage(Duration.ofMillis(400));  // nothing due: nothing sent
 
-    reporter.tell(new NodeLoadReporter.Report(load("aaaa0002", 5), second));
-    reporter.tell(new NodeLoadReporter.Report(load("aaaa0001", 2), first));
-    reporter.tell(new NodeLoadReporter.Report(load("aaaa0001", 3), first));
-    topic.expectNoMessage(Duration.ofMillis(200));
-    assertThat(published(topic)).as("one batch at the end of the interval, the last of each")
+    reporter.tell(register(load("aaaa0002", 5), second, replica()));
+    first.set(load("aaaa0001", 2));
+    first.set(load("aaaa0001", 3));
+    assertThat(published(topic)).as("one batch at the next tick, each one's load then")
         .containsExactlyInAnyOrder(load("aaaa0002", 5), load("aaaa0001", 3));
-    topic.expectNoMessage(Duration.ofMillis(600));
+    topic.expectNoMessage(Duration.ofMillis(400));
   }
 
   @Test
   void theHeartbeatSendsEveryRunningReplicasLastLoadAndForgetsAStoppedOne() {
     TestProbe<ReplicaLoads> topic = testKit.createTestProbe();
-    var reporter = testKit.spawn(
-        NodeLoadReporter.create(topic(topic), Duration.ZERO, Duration.ofMillis(300)));
-    ActorRef<Void> first = replica();
+    var reporter = testKit.spawn(NodeLoadReporter.create(topic(topic), Duration.ofMillis(20),
+        Duration.ofMillis(300)));
     ActorRef<Void> second = replica();
-    reporter.tell(new NodeLoadReporter.Report(load("bbbb0001", 1), first));
-    reporter.tell(new NodeLoadReporter.Report(load("bbbb0002", 2), second));
+    reporter.tell(register(load("bbbb0001", 1), new SetLoad(), replica()));
     assertThat(published(topic)).containsExactly(load("bbbb0001", 1));
+    reporter.tell(register(load("bbbb0002", 2), new SetLoad(), second));
     assertThat(published(topic)).containsExactly(load("bbbb0002", 2));
 
-    assertThat(published(topic)).as("the heartbeat, with no new report")
+    assertThat(published(topic)).as("the heartbeat, with no new load")
         .containsExactly(load("bbbb0001", 1), load("bbbb0002", 2));
 
     testKit.stop(second);
@@ -93,9 +117,22 @@ class NodeLoadReporterTest {
   }
 
   @Test
-  void aNodeWithNoReplicaSendsNothing() {
+  void aNodeWithNoReplicaLeftSendsNothingAndStopsReading() {
     TestProbe<ReplicaLoads> topic = testKit.createTestProbe();
-    testKit.spawn(NodeLoadReporter.create(topic(topic), Duration.ZERO, Duration.ofMillis(50)));
+    var reporter = testKit.spawn(NodeLoadReporter.create(topic(topic), Duration.ofMillis(10),
+        Duration.ofMillis(50)));
     topic.expectNoMessage(Duration.ofMillis(300));
+
+    SetLoad source = new SetLoad();
+    ActorRef<Void> only = replica();
+    reporter.tell(register(load("cccc0001", 1), source, only));
+    assertThat(published(topic)).containsExactly(load("cccc0001", 1));
+    testKit.stop(only);
+    topic.awaitAssert(WAIT, () -> {
+      int reads = source.reads.get();
+      topic.expectNoMessage(Duration.ofMillis(200));  // no heartbeat either
+      assertThat(source.reads.get()).as("reads once the replica is gone").isEqualTo(reads);
+      return null;
+    });
   }
 }
