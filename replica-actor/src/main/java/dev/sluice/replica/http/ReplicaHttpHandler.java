@@ -63,13 +63,18 @@ public final class ReplicaHttpHandler
    */
   public static final String ENGINE_METRICS = "/metrics";
   private static final Logger LOG = LoggerFactory.getLogger(ReplicaHttpHandler.class);
+  /** How often expired reservations are looked for, while some are held. */
+  private static final Duration SWEEP_EVERY = Duration.ofSeconds(1);
 
   private final ReplicaEndpointSettings settings;
   private final Engine engine;
   private final Slots slots;
   private final Reservations reservations;
   private final RelayHandler relay;
-  private final org.apache.pekko.actor.Cancellable expirySweep;
+  /** A sweep of expired reservations is scheduled (only while some are held). */
+  private final AtomicBoolean sweepPending = new AtomicBoolean();
+  private volatile org.apache.pekko.actor.Cancellable sweep;
+  private volatile boolean closed;
   private final CompletionRequestParser parser;
   private final Materializer materializer;
   private final ActorSystem<?> system;
@@ -95,13 +100,32 @@ public final class ReplicaHttpHandler
     this.clusterToken = ClusterToken.of(system);
     this.relay = new RelayHandler(settings.replicaId(), engine, slots, reservations, parser,
         materializer, () -> draining);
-    this.expirySweep = system.scheduler().scheduleWithFixedDelay(Duration.ofSeconds(1),
-        Duration.ofSeconds(1), () -> reservations.expire(System.nanoTime()), executor);
   }
 
   /** Stops the reservation expiry sweep; the server binding is closed by its owner. */
   public void close() {
-    expirySweep.cancel();
+    closed = true;
+    var pending = sweep;
+    if (pending != null) {
+      pending.cancel();
+    }
+  }
+
+  /**
+   * Releases the reservations nobody consumed in time, once a second while any are held: no
+   * timer at all otherwise (a replica that is never reserved, the direct path's case, does not
+   * wake its node every second).
+   */
+  private void sweepLater() {
+    if (!closed && sweepPending.compareAndSet(false, true)) {
+      sweep = system.scheduler().scheduleOnce(SWEEP_EVERY, () -> {
+        sweepPending.set(false);
+        reservations.expire(System.nanoTime());
+        if (reservations.outstanding() > 0) {
+          sweepLater();
+        }
+      }, executor);
+    }
   }
 
   /** The relayed path into the same slots and engine. */
@@ -301,7 +325,9 @@ public final class ReplicaHttpHandler
     if (draining) {
       return refuse(ServeReason.REPLICA_DRAINING, "Replica is draining");
     }
-    return reservations.reserve()
+    var reserved = reservations.reserve();
+    reserved.ifPresent(r -> sweepLater());
+    return reserved
         .map(r -> json(200, "{\"token\":\"" + r.token() + "\",\"ongoing\":" + r.ongoing() + "}"))
         .orElseGet(() -> json(503, "{\"ongoing\":" + slots.ongoing() + "}").addHeader(
             RawHeader.create(SluiceHeaders.SERVE_REASON,
