@@ -106,7 +106,12 @@ public final class NodeLoadReporter extends AbstractBehavior<NodeLoadReporter.Co
     if (sources.size() == 1) {
       timers.startTimerWithFixedDelay(Sample.INSTANCE, interval);
       timers.startTimerWithFixedDelay(Heartbeat.INSTANCE, heartbeat);
-      onSample();  // a replica that just started is known at once
+    }
+    // A replica that just started is known at once, not at the next tick.
+    ReplicaLoad load = register.source().dueLoad();
+    if (load != null) {
+      latest.put(register.id(), load);
+      publish(List.of(load));
     }
     return this;
   }

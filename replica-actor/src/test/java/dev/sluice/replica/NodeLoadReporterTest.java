@@ -75,7 +75,7 @@ class NodeLoadReporterTest {
   }
 
   @Test
-  void aNewReplicaIsReportedAtOnceAndEveryIntervalsDueLoadsGoTogether() {
+  void aNewReplicaIsReportedAtOnceAndEachIntervalsDueLoadsGoTogether() {
     TestProbe<ReplicaLoads> topic = testKit.createTestProbe();
     var reporter = testKit.spawn(
         NodeLoadReporter.create(topic(topic), Duration.ofMillis(300), HOUR));
@@ -88,10 +88,15 @@ class NodeLoadReporterTest {
     topic.expectNoMessage(Duration.ofMillis(400));  // nothing due: nothing sent
 
     reporter.tell(register(load("aaaa0002", 5), second, replica()));
+    assertThat(published(topic)).as("a second replica at once too")
+        .containsExactly(load("aaaa0002", 5));
+    topic.expectNoMessage(Duration.ofMillis(400));
+
     first.set(load("aaaa0001", 2));
     first.set(load("aaaa0001", 3));
+    second.set(load("aaaa0002", 6));
     assertThat(published(topic)).as("one batch at the next tick, each one's load then")
-        .containsExactlyInAnyOrder(load("aaaa0002", 5), load("aaaa0001", 3));
+        .containsExactlyInAnyOrder(load("aaaa0002", 6), load("aaaa0001", 3));
     topic.expectNoMessage(Duration.ofMillis(400));
   }
 
