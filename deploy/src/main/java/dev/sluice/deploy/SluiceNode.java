@@ -99,6 +99,14 @@ public final class SluiceNode implements AutoCloseable {
     StrictSecurity.enforce(config, options.roles(), clusterToken, apiCredential,
         apiTls.isPresent(), ingressSettings);
     this.system = ActorSystem.create(SpawnProtocol.create(), "sluice", config);
+    // Pekko HTTP's client pools (health checks, the relayed path) stop before the actor system
+    // does: left to the system's own stop, a live pool may be stopped before Pekko HTTP asks it
+    // to, and logs "connection pool ... has shut down unexpectedly" with a stack trace on an
+    // ordinary Ctrl-C.
+    CoordinatedShutdown.get(system).addTask(
+        CoordinatedShutdown.PhaseBeforeActorSystemTerminate(), "sluice-http-pools",
+        () -> org.apache.pekko.http.javadsl.Http.get(system).shutdownAllConnectionPools()
+            .thenApply(unit -> Done.getInstance()));
     try {
       ClusterFormation.join(system, options.seedNodes());
       log.info("Node {} joining with roles {}; singletons (controller, llm-router, "
