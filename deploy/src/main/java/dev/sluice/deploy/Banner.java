@@ -57,6 +57,8 @@ final class Banner {
         + "-d '{\"model\":\"" + model + "\",\"messages\":[{\"role\":\"user\",\"content\":"
         + "\"Hello!\"}],\"stream\":true}'");
     out.println("  curl " + ingress + "/v1/models");
+    out.println("  ./sluice bench --url " + ingress + " --duration 30s   # load to watch on the "
+        + "dashboard");
     node.apiPort().ifPresent(port -> {
       String address = port == 8265 && api.equals("http://") ? "" : " --address " + api
           + node.system().settings().config().getString("sluice.controller.api.host") + ":"
