@@ -257,4 +257,30 @@ class ReplicaOpenAiFieldsIT {
     assertThat(Sse.json(response.body()).at("/choices/0/finish_reason").asText())
         .isEqualTo("length");
   }
+
+  @Test
+  void streamedRequestsAreCheckedAsWholeOnesAndCountTheNewerMaxName() throws Exception {
+    String stream = "\"stream\":true";
+    Map<String, HttpResponse<String>> refused = new TreeMap<>(Map.of(
+        "messages", post("/v1/chat/completions", chat("x".repeat(40),
+            "\"max_tokens\":" + (MAX_MODEL_LEN - 5) + "," + stream)),
+        "top_p", post("/v1/chat/completions", chat("p", "\"top_p\":1.5," + stream)),
+        "frequency_penalty", post("/v1/completions",
+            "{\"prompt\":\"f\",\"frequency_penalty\":-3," + stream + "}"),
+        "response_format", post("/v1/chat/completions", chat("r",
+            "\"response_format\":{\"type\":\"json_schema\"}," + stream)),
+        "logprobs", post("/v1/chat/completions", chat("l", "\"logprobs\":true," + stream))));
+    refused.forEach((field, response) -> {
+      assertThat(response.statusCode()).as(field).isEqualTo(400);
+      assertThat(Sse.json(response.body()).at("/error/param").asText()).as(field)
+          .isEqualTo(field);
+    });
+
+    HttpResponse<String> counted = post("/v1/chat/completions", chat("newer",
+        "\"max_completion_tokens\":4," + stream + ",\"stream_options\":{\"include_usage\":true}"));
+    List<JsonNode> frames = Sse.jsonFrames(counted.body());
+    assertThat(Sse.text(frames)).isEqualTo(SimulatedEngine.text("newer", 4));
+    assertThat(frames.get(frames.size() - 1).at("/usage/completion_tokens").asInt()).isEqualTo(4);
+    assertThat(handler.slots().ongoing()).isZero();
+  }
 }
