@@ -13,6 +13,8 @@ import org.HdrHistogram.Histogram;
  * @param sessionAffinity share of sessions whose turns all landed on one replica, or -1 when the
  *     workload had no sessions
  * @param clientCpuSeconds CPU the load generator's own threads used
+ * @param serverCpuSeconds CPU each group of serving processes used during this target's measured
+ *     rounds (empty unless the run knew those processes: {@link ServerCpu})
  */
 public record BenchResult(
     String target,
@@ -28,7 +30,11 @@ public record BenchResult(
     Map<String, Long> outcomes,
     Map<String, Long> replicas,
     double sessionAffinity,
-    double clientCpuSeconds) {
+    double clientCpuSeconds,
+    Map<String, Double> serverCpuSeconds) {
+
+  /** The sum over every group in {@link #serverCpuMicrosPerToken}. */
+  public static final String ALL = "all";
 
   /** p50/p90/p99/max/mean of a latency distribution, in milliseconds. */
   public record Percentiles(double p50, double p90, double p99, double max, double mean,
@@ -50,6 +56,11 @@ public record BenchResult(
 
   static BenchResult of(LoadOptions options, Measurements measured, double seconds,
       double cpuSeconds) {
+    return of(options, measured, seconds, cpuSeconds, Map.of());
+  }
+
+  static BenchResult of(LoadOptions options, Measurements measured, double seconds,
+      double cpuSeconds, Map<String, Double> serverCpuSeconds) {
     Map<String, Long> outcomes = new TreeMap<>();
     measured.outcomes.forEach((k, v) -> outcomes.put(k, v.sum()));
     Map<String, Long> replicas = new TreeMap<>();
@@ -64,7 +75,8 @@ public record BenchResult(
         measured.outputTokens.sum(), Percentiles.of(measured.ttft.getIntervalHistogram()),
         Percentiles.of(measured.itl.getIntervalHistogram()),
         Percentiles.of(measured.e2e.getIntervalHistogram()), outcomes, replicas, affinity,
-        cpuSeconds);
+        cpuSeconds,
+        java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(serverCpuSeconds)));
   }
 
   public long ok() {
@@ -77,6 +89,22 @@ public record BenchResult(
 
   public double tokensPerSecond() {
     return outputTokens / seconds;
+  }
+
+  /**
+   * Microseconds of CPU per delivered output token, by group of serving processes, in the order
+   * the groups were measured, then {@code all} (their sum); empty when nothing was measured or
+   * no token was delivered.
+   */
+  public Map<String, Double> serverCpuMicrosPerToken() {
+    Map<String, Double> perToken = new java.util.LinkedHashMap<>();
+    if (outputTokens == 0 || serverCpuSeconds.isEmpty()) {
+      return perToken;
+    }
+    serverCpuSeconds.forEach((group, cpu) -> perToken.put(group, cpu * 1e6 / outputTokens));
+    perToken.put(ALL, serverCpuSeconds.values().stream().mapToDouble(Double::doubleValue).sum()
+        * 1e6 / outputTokens);
+    return perToken;
   }
 
   /** The documented JSON shape (see docs/BENCHMARKS.md, "sluice bench JSON"). */
@@ -99,12 +127,17 @@ public record BenchResult(
       json.putNull("session_affinity");
     }
     json.put("client_cpu_s", clientCpuSeconds);
+    ObjectNode server = json.putObject("server_cpu_s");
+    serverCpuSeconds.forEach(server::put);
+    ObjectNode perToken = json.putObject("server_cpu_us_per_token");
+    serverCpuMicrosPerToken().forEach(perToken::put);
     return json;
   }
 
   static Set<String> jsonFields() {
     return Set.of("target", "workload", "concurrency", "rate", "requests", "ok", "duration_s",
         "requests_per_s", "output_tokens", "output_tokens_per_s", "ttft_ms", "itl_ms", "e2e_ms",
-        "outcomes", "replicas", "session_affinity", "client_cpu_s");
+        "outcomes", "replicas", "session_affinity", "client_cpu_s", "server_cpu_s",
+        "server_cpu_us_per_token");
   }
 }

@@ -15,7 +15,8 @@ import org.jfree.data.category.DefaultCategoryDataset;
 
 /**
  * The picture of a comparison: tokens/s, TTFT and ITL (p50 and p99) per target and concurrency,
- * three bar charts stacked in one PNG.
+ * bar charts stacked in one PNG; and when the serving processes' CPU was measured, a fourth: CPU
+ * per delivered token per target, each bar split by process.
  */
 public final class CompareChart {
 
@@ -39,24 +40,39 @@ public final class CompareChart {
         itl.addValue(r.itlMs().p99(), labels.get(t) + " p99", column);
       }
     });
-    JFreeChart[] charts = {
+    DefaultCategoryDataset cpu = new DefaultCategoryDataset();
+    byConcurrency.forEach((concurrency, results) -> {
+      for (int t = 0; t < results.size(); t++) {
+        String column = labels.get(t) + (byConcurrency.size() > 1 ? " c=" + concurrency : "");
+        results.get(t).serverCpuMicrosPerToken().forEach((group, micros) -> {
+          if (!group.equals(BenchResult.ALL)) {
+            cpu.addValue(micros, group, column);
+          }
+        });
+      }
+    });
+    List<JFreeChart> charts = new java.util.ArrayList<>(List.of(
       ChartFactory.createBarChart("Output tokens/s (higher is better)", "concurrency",
           "tokens/s", tokens, PlotOrientation.VERTICAL, true, false, false),
       ChartFactory.createBarChart("Time to first token, ms (lower is better)", "concurrency",
           "ms", ttft, PlotOrientation.VERTICAL, true, false, false),
       ChartFactory.createBarChart("Inter-token latency, ms (lower is better)", "concurrency",
-          "ms", itl, PlotOrientation.VERTICAL, true, false, false)
-    };
+          "ms", itl, PlotOrientation.VERTICAL, true, false, false)));
+    if (cpu.getRowCount() > 0) {
+      charts.add(ChartFactory.createStackedBarChart("Server CPU per delivered token, us, by "
+          + "process (lower is better)", "target", "us", cpu, PlotOrientation.VERTICAL, true,
+          false, false));
+    }
     int width = 1000;
     int height = 420;
-    BufferedImage image = new BufferedImage(width, height * charts.length,
+    BufferedImage image = new BufferedImage(width, height * charts.size(),
         BufferedImage.TYPE_INT_RGB);
     Graphics2D g = image.createGraphics();
     g.setColor(Color.WHITE);
-    g.fillRect(0, 0, width, height * charts.length);
-    for (int i = 0; i < charts.length; i++) {
-      charts[i].setBackgroundPaint(Color.WHITE);
-      charts[i].draw(g, new java.awt.geom.Rectangle2D.Double(0, i * height, width, height));
+    g.fillRect(0, 0, width, height * charts.size());
+    for (int i = 0; i < charts.size(); i++) {
+      charts.get(i).setBackgroundPaint(Color.WHITE);
+      charts.get(i).draw(g, new java.awt.geom.Rectangle2D.Double(0, i * height, width, height));
     }
     g.dispose();
     ImageIO.write(image, "png", file.toFile());

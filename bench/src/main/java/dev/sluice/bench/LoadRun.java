@@ -56,11 +56,22 @@ public final class LoadRun {
    */
   static Round round(LoadOptions options, Progress progress, Measurements measured,
       long firstIndex) throws InterruptedException {
+    warmUp(options);
+    return measuredRound(options, progress, measured, firstIndex);
+  }
+
+  /** The unmeasured requests {@code options} asks for first (none when its warm-up is 0). */
+  static void warmUp(LoadOptions options) throws InterruptedException {
     if (options.warmup() > 0) {
       new LoadRun(options.withRequests(options.warmup(), 0)
           .withConcurrency(Math.min(options.concurrency(), options.warmup())), Progress.none(),
           new Measurements(), 1L << 40).execute();
     }
+  }
+
+  /** A round without its warm-up. */
+  static Round measuredRound(LoadOptions options, Progress progress, Measurements measured,
+      long firstIndex) throws InterruptedException {
     LoadRun run = new LoadRun(options, progress, measured, firstIndex);
     double seconds = run.execute();
     return new Round(seconds, run.cpuNanos.sum() / 1e9);

@@ -53,4 +53,29 @@ public final class ReportPrinter {
           r.ttftMs().p50(), r.ttftMs().p99(), r.itlMs().p50(), r.itlMs().p99(), r.outcomes());
     }
   }
+  /**
+   * Each target's CPU per delivered token by group of serving processes, and their sum: nothing
+   * when nothing was measured.
+   */
+  public static void printServerCpu(PrintStream out, List<BenchResult> results,
+      List<String> labels) {
+    if (results.get(0).serverCpuMicrosPerToken().isEmpty()) {
+      return;
+    }
+    List<String> groups = List.copyOf(results.get(0).serverCpuMicrosPerToken().keySet());
+    out.println("  server CPU per delivered token, us (each process's CPU in the target's "
+        + "measured rounds / its tokens):");
+    StringBuilder header = new StringBuilder(String.format(Locale.ROOT, "    %-18s", "target"));
+    groups.forEach(g -> header.append(String.format(Locale.ROOT, " %14s", g)));
+    out.println(header);
+    for (int t = 0; t < results.size(); t++) {
+      Map<String, Double> perToken = results.get(t).serverCpuMicrosPerToken();
+      StringBuilder line = new StringBuilder(String.format(Locale.ROOT, "    %-18s",
+          labels.get(t)));
+      groups.forEach(g -> line.append(String.format(Locale.ROOT, " %14.2f",
+          perToken.getOrDefault(g, 0.0))));
+      out.println(line);
+    }
+    out.println();
+  }
 }

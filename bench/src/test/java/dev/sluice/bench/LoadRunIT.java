@@ -10,7 +10,9 @@ import dev.sluice.replica.http.ReplicaHttpHandler;
 import dev.sluice.replica.http.ReplicaServer;
 import java.net.URI;
 import java.time.Duration;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -34,7 +36,9 @@ class LoadRunIT {
       ConfigFactory.parseResources("application-test-base.conf").withFallback(ConfigFactory.load()));
   private static ServerBinding paced;
   private static ServerBinding scripted;
+  private static ServerBinding counting;
   private static final AtomicInteger calls = new AtomicInteger();
+  private static final AtomicInteger counted = new AtomicInteger();
 
   @BeforeAll
   static void start() throws Exception {
@@ -63,12 +67,24 @@ class LoadRunIT {
           };
           return CompletableFuture.completedFuture(response);
         }).toCompletableFuture().get();
+    // Answers every request with a complete one-token stream, counting them.
+    counting = Http.get(testKit.system()).newServerAt("127.0.0.1", 0)
+        .bind((org.apache.pekko.japi.function.Function<HttpRequest,
+            CompletionStage<HttpResponse>>) request -> {
+          request.discardEntityBytes(testKit.system());
+          counted.incrementAndGet();
+          return CompletableFuture.completedFuture(HttpResponse.create().withEntity(
+              HttpEntities.create(ContentTypes.TEXT_PLAIN_UTF8,
+                  "data: {\"role\"}\n\ndata: {\"tok\"}\n\ndata: {\"finish\"}\n\n"
+                      + "data: [DONE]\n\n")));
+        }).toCompletableFuture().get();
   }
 
   @AfterAll
   static void stop() {
     paced.unbind();
     scripted.unbind();
+    counting.unbind();
     testKit.shutdownTestKit();
   }
 
@@ -129,5 +145,52 @@ class LoadRunIT {
     assertThat(fields).isEqualTo(BenchResult.jsonFields());
     assertThat(json.get("ttft_ms").has("p99")).isTrue();
     assertThat(json.get("outcomes").get("200").asLong()).isEqualTo(2);
+  }
+
+  @Test
+  void sideBySideChargesEachTargetTheServerCpuOfItsOwnMeasuredRoundsOnly() throws Exception {
+    calls.set(0);
+    counted.set(0);
+    // Each server's "CPU" is 1 ms per request it answered: what a target is charged then counts
+    // the requests it was sent while measured.
+    ServerCpu perRequest = () -> {
+      Map<String, Long> used = new LinkedHashMap<>();
+      used.put("scripted", calls.get() * 1_000_000L);
+      used.put("counting", counted.get() * 1_000_000L);
+      return used;
+    };
+    LoadOptions options = options(scripted, 1, 8, Optional.empty()).withRequests(8, 4);
+
+    List<BenchResult> results = SideBySide.run(List.of(uri(scripted), uri(counting)), options, 2,
+        Progress.none(), perRequest);
+
+    // 4 warm-up requests each (round 1 only), then 4 measured per round: 8 measured each.
+    assertThat(calls.get()).isEqualTo(12);
+    assertThat(counted.get()).isEqualTo(12);
+    assertThat(results.get(0).serverCpuSeconds()).containsExactly(
+        Map.entry("scripted", 0.008), Map.entry("counting", 0.0));
+    assertThat(results.get(1).serverCpuSeconds()).containsExactly(
+        Map.entry("scripted", 0.0), Map.entry("counting", 0.008));
+    // The scripted server's measured calls 4-11 answered 200 (one token each) four times.
+    assertThat(results.get(0).outputTokens()).isEqualTo(4);
+    assertThat(results.get(0).serverCpuMicrosPerToken()).containsExactly(
+        Map.entry("scripted", 2000.0), Map.entry("counting", 0.0),
+        Map.entry(BenchResult.ALL, 2000.0));
+    assertThat(results.get(1).serverCpuMicrosPerToken().get(BenchResult.ALL)).isEqualTo(1000.0);
+    assertThat(results.get(1).toJson().get("server_cpu_us_per_token").get("counting").asDouble())
+        .isEqualTo(1000.0);
+  }
+
+  @Test
+  void aRunThatKnowsNoServerProcessChargesNothing() throws Exception {
+    BenchResult result = LoadRun.run(options(paced, 1, 2, Optional.empty()), Progress.none());
+
+    assertThat(result.serverCpuSeconds()).isEmpty();
+    assertThat(result.serverCpuMicrosPerToken()).isEmpty();
+    assertThat(result.toJson().get("server_cpu_us_per_token").isEmpty()).isTrue();
+  }
+
+  private static URI uri(ServerBinding server) {
+    return URI.create("http://127.0.0.1:" + server.localAddress().getPort());
   }
 }

@@ -5,9 +5,11 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.sluice.bench.BenchResult;
 import dev.sluice.bench.CompareChart;
 import dev.sluice.bench.ReportPrinter;
+import dev.sluice.bench.ServerCpu;
 import dev.sluice.bench.SideBySide;
 import java.net.URI;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -20,8 +22,10 @@ import picocli.CommandLine.Option;
 /**
  * {@code sluice bench compare}: the same workload against (a) a replica endpoint directly, the
  * physical limit of this machine, (b) the ingress on the direct path and (c) the ingress on the
- * relayed path (and, with {@code --haproxy}, (d) HAProxy with Sluice's Lua action), in
- * alternating rounds, with ratios and a chart.
+ * relayed path (and, with {@code --haproxy}, (d) HAProxy with Sluice's Lua action; with {@code
+ * --plain-haproxy}, (e) a plain HAProxy with no routing), in alternating rounds, with ratios and
+ * a chart. When it started the targets itself it also gives each one's CPU per delivered token,
+ * by serving process.
  */
 @Command(name = "compare", mixinStandardHelpOptions = true,
     description = "Direct streaming vs the physical limit vs the relayed path, side by side.")
@@ -60,6 +64,19 @@ final class CompareCommand implements Callable<Integer> {
       description = "PNG chart of the distributions (default: bench-compare.png).")
   Path chart;
 
+  @Option(names = "--plain-haproxy",
+      description = "Add a target: a plain HAProxy (the haproxy on the PATH) straight to the "
+          + "replica, no Lua and no router: the floor a data plane's CPU is held against.")
+  boolean plainHaproxy;
+
+  @Option(names = "--no-relayed",
+      description = "Leave the relayed path out (its Pekko Streams work on the ingress node "
+          + "would be charged to the node's next target too: use it when measuring CPU).")
+  boolean noRelayed;
+
+  /** A target: its chart label, its key in the JSON and where it listens. */
+  private record Target(String label, String key, URI url) {}
+
   @Override
   public Integer call() throws Exception {
     int expected = haproxy ? 4 : 3;
@@ -67,35 +84,34 @@ final class CompareCommand implements Callable<Integer> {
       throw new IllegalArgumentException("--targets: " + targets + " (expected: " + expected
           + " URLs: replica, direct ingress, relayed ingress" + (haproxy ? ", HAProxy)" : ")"));
     }
+    if (targets != null && (plainHaproxy || noRelayed)) {
+      throw new IllegalArgumentException((plainHaproxy ? "--plain-haproxy" : "--no-relayed")
+          + " shapes the targets this command starts: not with --targets");
+    }
     if (options.maxTokens == null) {
       options.maxTokens = "256";
     }
     int maxTokens = Integer.parseInt(options.maxTokens.split("-")[0].replace("exp:", ""));
     CompareTargets started = targets == null ? CompareTargets.start(ttftMs, itlMs, maxTokens,
-        CompareTargets.RouterNode.parse(routerNode), haproxy)
+        CompareTargets.RouterNode.parse(routerNode), haproxy, plainHaproxy)
         : null;
     try {
-      List<URI> urls = new java.util.ArrayList<>(started == null ? targets
-          : List.of(started.replica, started.direct, started.relayed));
-      if (started != null) {
-        started.haproxy.ifPresent(urls::add);
-      }
-      List<String> labels = new java.util.ArrayList<>(List.of("replica (limit)", "direct",
-          "relayed"));
-      if (haproxy) {
-        labels.add(haproxyLabel);
-      }
+      List<Target> all = started == null ? given() : started(started);
+      List<URI> urls = all.stream().map(Target::url).toList();
+      List<String> labels = all.stream().map(Target::label).toList();
+      ServerCpu cpu = started == null ? ServerCpu.NONE : started.cpu();
       Map<Integer, List<BenchResult>> byConcurrency = new LinkedHashMap<>();
       for (int concurrency : options.concurrency) {
         List<BenchResult> results = SideBySide.run(urls, options.load(urls.get(0), concurrency),
-            options.rounds, options.progress());
+            options.rounds, options.progress(), cpu);
         ReportPrinter.printComparison(System.out, results);
-        printRatios(results);
+        printRatios(named(all, results));
+        ReportPrinter.printServerCpu(System.out, results, labels);
         byConcurrency.put(concurrency, results);
       }
       CompareChart.write(chart, byConcurrency, labels);
       System.out.println("Chart written to " + chart);
-      options.writeJson(json(byConcurrency));
+      options.writeJson(json(all, byConcurrency));
       return 0;
     } finally {
       if (started != null) {
@@ -104,77 +120,136 @@ final class CompareCommand implements Callable<Integer> {
     }
   }
 
-  private static void printRatios(List<BenchResult> r) {
-    System.out.printf(Locale.ROOT, "  direct/limit %.3f   relayed/limit %.3f   direct/relayed "
-            + "%.3f   TTFT direct-limit p50 %+.3f ms p99 %+.3f ms%n%n",
-        ratio(r.get(1), r.get(0)), ratio(r.get(2), r.get(0)), ratio(r.get(1), r.get(2)),
-        r.get(1).ttftMs().p50() - r.get(0).ttftMs().p50(),
-        r.get(1).ttftMs().p99() - r.get(0).ttftMs().p99());
-    if (r.size() > 3) {
-      System.out.printf(Locale.ROOT, "  haproxy/limit %.3f   direct/haproxy %.3f   TTFT "
-              + "direct-haproxy p50 %+.3f ms p99 %+.3f ms%n%n",
-          ratio(r.get(3), r.get(0)), ratio(r.get(1), r.get(3)),
-          r.get(1).ttftMs().p50() - r.get(3).ttftMs().p50(),
-          r.get(1).ttftMs().p99() - r.get(3).ttftMs().p99());
+  private List<Target> given() {
+    List<Target> all = new ArrayList<>(List.of(new Target("replica (limit)", "replica",
+        targets.get(0)), new Target("direct", "direct", targets.get(1)),
+        new Target("relayed", "relayed", targets.get(2))));
+    if (haproxy) {
+      all.add(new Target(haproxyLabel, "haproxy", targets.get(3)));
     }
+    return all;
+  }
+
+  private List<Target> started(CompareTargets started) {
+    List<Target> all = new ArrayList<>(List.of(new Target("replica (limit)", "replica",
+        started.replica), new Target("direct", "direct", started.direct)));
+    if (!noRelayed) {
+      all.add(new Target("relayed", "relayed", started.relayed));
+    }
+    started.haproxy.ifPresent(url -> all.add(new Target(haproxyLabel, "haproxy", url)));
+    started.plainHaproxy.ifPresent(url -> all.add(new Target("haproxy (plain)",
+        "haproxy_plain", url)));
+    return all;
+  }
+
+  /** Results by target key, in target order. */
+  private static Map<String, BenchResult> named(List<Target> all, List<BenchResult> results) {
+    Map<String, BenchResult> byKey = new LinkedHashMap<>();
+    for (int t = 0; t < all.size(); t++) {
+      byKey.put(all.get(t).key(), results.get(t));
+    }
+    return byKey;
+  }
+
+  private static void printRatios(Map<String, BenchResult> r) {
+    ObjectNode ratios = ratios(r);
+    System.out.printf(Locale.ROOT, "  direct/limit %.3f   TTFT direct-limit p50 %+.3f ms p99 "
+            + "%+.3f ms%n", ratios.get("direct_over_limit_tokens_per_s").asDouble(),
+        ratios.get("direct_minus_limit_ttft_p50_ms").asDouble(),
+        ratios.get("direct_minus_limit_ttft_p99_ms").asDouble());
+    if (ratios.has("relayed_over_limit_tokens_per_s")) {
+      System.out.printf(Locale.ROOT, "  relayed/limit %.3f   direct/relayed %.3f%n",
+          ratios.get("relayed_over_limit_tokens_per_s").asDouble(),
+          ratios.get("direct_over_relayed_tokens_per_s").asDouble());
+    }
+    for (String other : List.of("haproxy", "plain_haproxy")) {
+      if (ratios.has("direct_over_" + other + "_tokens_per_s")) {
+        System.out.printf(Locale.ROOT, "  direct/%s %.3f   TTFT direct-%s p50 %+.3f ms p99 "
+                + "%+.3f ms%s%n", other, ratios.get("direct_over_" + other + "_tokens_per_s")
+                .asDouble(), other, ratios.get("direct_minus_" + other + "_ttft_p50_ms")
+                .asDouble(), ratios.get("direct_minus_" + other + "_ttft_p99_ms").asDouble(),
+            ratios.has("direct_over_" + other + "_cpu_per_token") ? String.format(Locale.ROOT,
+                "   CPU per token direct/%s %.3f", other,
+                ratios.get("direct_over_" + other + "_cpu_per_token").asDouble()) : "");
+      }
+    }
+    System.out.println();
   }
 
   private static double ratio(BenchResult a, BenchResult b) {
     return b.tokensPerSecond() == 0 ? 0 : a.tokensPerSecond() / b.tokensPerSecond();
   }
 
-  private static ObjectNode ratios(List<BenchResult> r) {
+  /**
+   * Ratios against the direct path. The CPU ratios (when the run measured its processes) set the
+   * direct path's node (the router with it) against the other data plane's own processes:
+   * HAProxy+Lua's HAProxy with the node that answers its route requests, and the plain HAProxy's
+   * process alone.
+   */
+  private static ObjectNode ratios(Map<String, BenchResult> r) {
     ObjectNode json = new ObjectMapper().createObjectNode();
-    json.put("direct_over_limit_tokens_per_s", ratio(r.get(1), r.get(0)));
-    json.put("relayed_over_limit_tokens_per_s", ratio(r.get(2), r.get(0)));
-    json.put("direct_over_relayed_tokens_per_s", ratio(r.get(1), r.get(2)));
-    json.put("direct_minus_limit_ttft_p50_ms", r.get(1).ttftMs().p50() - r.get(0).ttftMs().p50());
-    json.put("direct_minus_limit_ttft_p99_ms", r.get(1).ttftMs().p99() - r.get(0).ttftMs().p99());
-    if (r.size() > 3) {
-      json.put("haproxy_over_limit_tokens_per_s", ratio(r.get(3), r.get(0)));
-      json.put("direct_over_haproxy_tokens_per_s", ratio(r.get(1), r.get(3)));
-      json.put("direct_minus_haproxy_ttft_p50_ms",
-          r.get(1).ttftMs().p50() - r.get(3).ttftMs().p50());
-      json.put("direct_minus_haproxy_ttft_p99_ms",
-          r.get(1).ttftMs().p99() - r.get(3).ttftMs().p99());
+    BenchResult limit = r.get("replica");
+    BenchResult direct = r.get("direct");
+    json.put("direct_over_limit_tokens_per_s", ratio(direct, limit));
+    if (r.containsKey("relayed")) {
+      json.put("relayed_over_limit_tokens_per_s", ratio(r.get("relayed"), limit));
+      json.put("direct_over_relayed_tokens_per_s", ratio(direct, r.get("relayed")));
+    }
+    json.put("direct_minus_limit_ttft_p50_ms", direct.ttftMs().p50() - limit.ttftMs().p50());
+    json.put("direct_minus_limit_ttft_p99_ms", direct.ttftMs().p99() - limit.ttftMs().p99());
+    Map<String, Double> directCpu = direct.serverCpuMicrosPerToken();
+    if (r.containsKey("haproxy")) {
+      BenchResult lua = r.get("haproxy");
+      json.put("haproxy_over_limit_tokens_per_s", ratio(lua, limit));
+      versus(json, "haproxy", direct, lua, directCpu.isEmpty() ? 0
+          : lua.serverCpuMicrosPerToken().getOrDefault("HAProxy+Lua", 0.0)
+              + lua.serverCpuMicrosPerToken().getOrDefault("ingress node", 0.0));
+    }
+    if (r.containsKey("haproxy_plain")) {
+      BenchResult plain = r.get("haproxy_plain");
+      versus(json, "plain_haproxy", direct, plain, directCpu.isEmpty() ? 0
+          : plain.serverCpuMicrosPerToken().getOrDefault("plain HAProxy", 0.0));
     }
     return json;
+  }
+
+  private static void versus(ObjectNode json, String name, BenchResult direct, BenchResult other,
+      double otherCpuPerToken) {
+    json.put("direct_over_" + name + "_tokens_per_s", ratio(direct, other));
+    json.put("direct_minus_" + name + "_ttft_p50_ms", direct.ttftMs().p50() - other.ttftMs().p50());
+    json.put("direct_minus_" + name + "_ttft_p99_ms", direct.ttftMs().p99() - other.ttftMs().p99());
+    if (otherCpuPerToken > 0) {
+      json.put("direct_over_" + name + "_cpu_per_token",
+          direct.serverCpuMicrosPerToken().getOrDefault("ingress node", 0.0) / otherCpuPerToken);
+    }
   }
 
   /**
    * {@code ratios}: tokens/s ratios at the highest concurrency and TTFT differences at the lowest
    * (what the goals are stated for); {@code ratios_by_concurrency}: all of them; {@code results}:
-   * every target's full result per concurrency (targets in order replica, direct, relayed and,
-   * with --haproxy, haproxy).
+   * every target's full result per concurrency, by target key (replica, direct and, when run,
+   * relayed, haproxy and haproxy_plain).
    */
-  private static ObjectNode json(Map<Integer, List<BenchResult>> byConcurrency) {
+  private static ObjectNode json(List<Target> all, Map<Integer, List<BenchResult>> byConcurrency) {
     ObjectMapper mapper = new ObjectMapper();
     ObjectNode json = mapper.createObjectNode();
     List<Integer> levels = List.copyOf(byConcurrency.keySet());
-    List<BenchResult> highest = byConcurrency.get(levels.stream().max(Integer::compare).get());
-    List<BenchResult> lowest = byConcurrency.get(levels.stream().min(Integer::compare).get());
-    ObjectNode ratios = ratios(highest);
-    ObjectNode low = ratios(lowest);
-    ratios.put("direct_minus_limit_ttft_p50_ms", low.get("direct_minus_limit_ttft_p50_ms")
-        .asDouble());
-    ratios.put("direct_minus_limit_ttft_p99_ms", low.get("direct_minus_limit_ttft_p99_ms")
-        .asDouble());
-    if (low.has("direct_minus_haproxy_ttft_p50_ms")) {
-      ratios.set("direct_minus_haproxy_ttft_p50_ms", low.get("direct_minus_haproxy_ttft_p50_ms"));
-      ratios.set("direct_minus_haproxy_ttft_p99_ms", low.get("direct_minus_haproxy_ttft_p99_ms"));
-    }
+    int highest = levels.stream().max(Integer::compare).get();
+    int lowest = levels.stream().min(Integer::compare).get();
+    ObjectNode ratios = ratios(named(all, byConcurrency.get(highest)));
+    ObjectNode low = ratios(named(all, byConcurrency.get(lowest)));
+    low.fieldNames().forEachRemaining(field -> {
+      if (field.contains("_ttft_")) {
+        ratios.set(field, low.get(field));
+      }
+    });
     json.set("ratios", ratios);
     ObjectNode each = json.putObject("ratios_by_concurrency");
     ObjectNode results = json.putObject("results");
     byConcurrency.forEach((concurrency, list) -> {
-      each.set(String.valueOf(concurrency), ratios(list));
+      each.set(String.valueOf(concurrency), ratios(named(all, list)));
       ObjectNode level = results.putObject(String.valueOf(concurrency));
-      level.set("replica", list.get(0).toJson());
-      level.set("direct", list.get(1).toJson());
-      level.set("relayed", list.get(2).toJson());
-      if (list.size() > 3) {
-        level.set("haproxy", list.get(3).toJson());
-      }
+      named(all, list).forEach((key, result) -> level.set(key, result.toJson()));
     });
     return json;
   }

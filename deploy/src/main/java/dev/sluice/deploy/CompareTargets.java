@@ -1,5 +1,7 @@
 package dev.sluice.deploy;
 
+import dev.sluice.bench.ServerCpu;
+import dev.sluice.deploy.haproxy.HaproxyBinary;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.net.URI;
@@ -9,15 +11,21 @@ import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+import java.util.stream.Stream;
 
 /**
  * The three targets of {@code sluice bench compare}, served by separate node processes (so that
  * the load generator's JVM does not share a heap or GC with what it measures):
  * (a) the replica's own endpoint, (b) the ingress on the direct path, (c) an ingress on the
- * relayed path, and optionally (d) HAProxy run by the ingress node with Sluice's Lua action, all
- * in front of the same simulated replica.
+ * relayed path, and optionally (d) HAProxy run by the ingress node with Sluice's Lua action and
+ * (e) a plain HAProxy with no routing (the floor a data plane's CPU is held against), all in
+ * front of the same simulated replica. It knows every serving process, so it can tell what CPU
+ * each used ({@link #cpu}).
  */
 final class CompareTargets implements AutoCloseable {
 
@@ -28,9 +36,11 @@ final class CompareTargets implements AutoCloseable {
   final URI relayed;
   /** HAProxy with Sluice's generated config and Lua action, when asked for. */
   final java.util.Optional<URI> haproxy;
+  /** A plain HAProxy straight to the replica (no Lua, no router), when asked for. */
+  final java.util.Optional<URI> plainHaproxy;
 
   private CompareTargets(List<Process> processes, Path log, int replica, int direct,
-      int relayed, int haproxy) {
+      int relayed, int haproxy, int plainHaproxy) {
     this.processes = processes;
     this.log = log;
     this.replica = URI.create("http://127.0.0.1:" + replica);
@@ -38,6 +48,8 @@ final class CompareTargets implements AutoCloseable {
     this.relayed = URI.create("http://127.0.0.1:" + relayed);
     this.haproxy = haproxy < 0 ? java.util.Optional.empty()
         : java.util.Optional.of(URI.create("http://127.0.0.1:" + haproxy));
+    this.plainHaproxy = plainHaproxy < 0 ? java.util.Optional.empty()
+        : java.util.Optional.of(URI.create("http://127.0.0.1:" + plainHaproxy));
   }
 
   /** Where the control singletons (the router among them) run. */
@@ -62,11 +74,13 @@ final class CompareTargets implements AutoCloseable {
    * endpoint, the limit), and an ingress node serving both paths, so that relayed tokens really
    * cross nodes (Artery and the Kryo serializer) as direct tokens cross HTTP. The control role
    * goes where {@code routerNode} says. With {@code withHaproxy}, the ingress node also runs
-   * HAProxy (sluice.haproxy) asking the router's {@code /internal/route}.
+   * HAProxy (sluice.haproxy) asking the router's {@code /internal/route}; with {@code
+   * withPlainHaproxy} a plain HAProxy is started in front of the replica as well.
    */
   static CompareTargets start(int ttftMs, int itlMs, int maxTokens, RouterNode routerNode,
-      boolean withHaproxy) throws Exception {
+      boolean withHaproxy, boolean withPlainHaproxy) throws Exception {
     int haproxy = withHaproxy ? freePort() : -1;
+    int plainHaproxy = withPlainHaproxy ? freePort() : -1;
     int routerEndpoint = withHaproxy ? freePort() : -1;
     int replica = freePort();
     int direct = freePort();
@@ -107,14 +121,18 @@ final class CompareTargets implements AutoCloseable {
     ingress.environment().put("SLUICE_INGRESS_RELAYED_PORT", String.valueOf(relayed));
     System.err.println("Starting the targets (a replica node and an ingress node, router on the "
         + routerNode.name().toLowerCase(java.util.Locale.ROOT) + " node, log: " + log + ")...");
+    List<ProcessBuilder> builders = new java.util.ArrayList<>(List.of(replicas, ingress));
+    if (withPlainHaproxy) {
+      builders.add(plainHaproxy(plainHaproxy, replica));
+    }
     List<Process> started = new java.util.ArrayList<>();
-    for (ProcessBuilder builder : List.of(replicas, ingress)) {
+    for (ProcessBuilder builder : builders) {
       builder.redirectErrorStream(true)
           .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
       started.add(builder.start());
     }
     CompareTargets targets = new CompareTargets(started, log, replica, direct, relayed,
-        haproxy);
+        haproxy, plainHaproxy);
     try {
       targets.awaitReady(Duration.ofSeconds(120));
     } catch (Exception e) {
@@ -135,12 +153,58 @@ final class CompareTargets implements AutoCloseable {
     return builder;
   }
 
+  /**
+   * HAProxy in front of the replica with nothing of Sluice's: no Lua, no router, one server.
+   * {@code option http-no-delay}, as any token stream needs (HAProxy otherwise holds small
+   * writes back, sending tokens late and in lumps: see docs/BENCHMARKS.md, issue 13).
+   */
+  private static ProcessBuilder plainHaproxy(int port, int replica) throws IOException {
+    Path binary = HaproxyBinary.locate("haproxy").path();
+    Path config = Files.createTempFile("sluice-compare-haproxy", ".cfg");
+    config.toFile().deleteOnExit();
+    Files.writeString(config, """
+        global
+          maxconn 8000
+        defaults
+          mode http
+          timeout connect 5s
+          timeout client 600s
+          timeout server 600s
+          option http-no-delay
+        frontend plain
+          bind 127.0.0.1:%d
+          default_backend replica
+        backend replica
+          server replica 127.0.0.1:%d
+        """.formatted(port, replica));
+    return new ProcessBuilder(binary.toString(), "-db", "-f", config.toString());
+  }
+
+  /**
+   * The CPU of every serving process by role: the replica node, the ingress node (the router
+   * with it when it has the control role), the HAProxy it runs (its child processes) and the
+   * plain HAProxy, those last two when started.
+   */
+  ServerCpu cpu() {
+    Map<String, Supplier<Stream<ProcessHandle>>> groups = new LinkedHashMap<>();
+    groups.put("replica node", () -> Stream.of(processes.get(0).toHandle()));
+    groups.put("ingress node", () -> Stream.of(processes.get(1).toHandle()));
+    if (haproxy.isPresent()) {
+      groups.put("HAProxy+Lua", () -> processes.get(1).descendants());
+    }
+    if (plainHaproxy.isPresent()) {
+      groups.put("plain HAProxy", () -> Stream.of(processes.get(2).toHandle()));
+    }
+    return new ProcessCpu(groups);
+  }
+
   private void awaitReady(Duration deadline) throws Exception {
     HttpClient http = HttpClient.newHttpClient();
     long end = System.nanoTime() + deadline.toNanos();
     String probe = "{\"messages\":[{\"role\":\"user\",\"content\":\"ready?\"}],\"max_tokens\":1}";
     List<URI> all = new java.util.ArrayList<>(List.of(replica, direct, relayed));
     haproxy.ifPresent(all::add);
+    plainHaproxy.ifPresent(all::add);
     for (URI target : all) {
       while (true) {
         if (processes.stream().anyMatch(p -> !p.isAlive())) {

@@ -64,6 +64,43 @@ class BenchCliIT {
   }
 
   @Test
+  void compareStartsItsTargetsAndChargesEachServingProcessItsCpu() throws Exception {
+    Path json = Files.createTempFile("compare-cpu", ".json");
+    Path chart = Files.createTempFile("compare-cpu", ".png");
+
+    int code = SluiceCli.execute("bench", "compare", "--plain-haproxy", "--no-relayed",
+        "--concurrency", "8", "--requests", "400", "--max-tokens", "64", "--warmup", "16",
+        "--rounds", "2", "--json", json.toString(), "--chart", chart.toString());
+
+    assertThat(code).isZero();
+    JsonNode result = new ObjectMapper().readTree(json.toFile());
+    JsonNode level = result.at("/results/8");
+    List<String> targets = new ArrayList<>();
+    level.fieldNames().forEachRemaining(targets::add);
+    assertThat(targets).containsExactly("replica", "direct", "haproxy_plain");
+    for (String target : targets) {
+      assertThat(level.at("/" + target + "/outcomes/200").asLong()).isEqualTo(400);
+      List<String> groups = new ArrayList<>();
+      level.at("/" + target + "/server_cpu_us_per_token").fieldNames()
+          .forEachRemaining(groups::add);
+      assertThat(groups).containsExactly("replica node", "ingress node", "plain HAProxy", "all");
+      assertThat(level.at("/" + target + "/server_cpu_us_per_token/replica node").asDouble())
+          .as("the engine serves every target").isPositive();
+    }
+    // Each data plane's own process works in its own rounds, and far less in the others'.
+    JsonNode direct = level.at("/direct/server_cpu_us_per_token");
+    JsonNode plain = level.at("/haproxy_plain/server_cpu_us_per_token");
+    assertThat(direct.get("ingress node").asDouble())
+        .isGreaterThan(direct.get("plain HAProxy").asDouble());
+    assertThat(plain.get("plain HAProxy").asDouble()).isPositive()
+        .isGreaterThan(direct.get("plain HAProxy").asDouble());
+    assertThat(result.at("/ratios/direct_over_plain_haproxy_cpu_per_token").asDouble())
+        .isEqualTo(direct.get("ingress node").asDouble() / plain.get("plain HAProxy").asDouble(),
+            org.assertj.core.data.Offset.offset(1e-9));
+    assertThat(result.at("/ratios").has("relayed_over_limit_tokens_per_s")).isFalse();
+  }
+
+  @Test
   void multiTurnSessionsReportFullAffinityWithConsistentHash() throws Exception {
     try (SluiceNode node = TestNodes.local(SESSIONS_APP, ConfigFactory.empty())) {
       Path json = Files.createTempFile("bench", ".json");
