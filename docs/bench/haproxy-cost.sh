@@ -20,6 +20,9 @@
 # (sluice_replica_generated_tokens_total): CPU per token with all streams running, with the
 # share of the JVM's compiler threads (the JIT still warming) given apart. TARGETS (default
 # "splice lua plain") picks the targets: "splice plain" alternates the node and the floor only.
+# `sluice bench compare --haproxy --plain-haproxy --no-relayed --itl-ms 20 --concurrency 1000`
+# gives the whole-round figure by process in one command; this script adds the steady windows,
+# the thread groups and a node that serves only the target being measured.
 # Usage: docs/bench/haproxy-cost.sh [jar]   (needs haproxy 2.6+ with Lua; curl; python3)
 set -euo pipefail
 jar="${1:-deploy/target/sluice.jar}"

@@ -44,13 +44,21 @@ public final class ReportPrinter {
 
   /** Side by side: the first result is the baseline of every ratio. */
   public static void printComparison(PrintStream out, List<BenchResult> results) {
+    printComparison(out, results, results.stream().map(BenchResult::target).toList());
+  }
+
+  /** The same, each target named by its label (e.g. "direct") instead of its URL. */
+  public static void printComparison(PrintStream out, List<BenchResult> results,
+      List<String> labels) {
     BenchResult base = results.get(0);
     out.printf(Locale.ROOT, "%-28s %5s %11s %6s %9s %9s %9s %9s %s%n", "target", "conc",
         "tokens/s", "ratio", "TTFT p50", "TTFT p99", "ITL p50", "ITL p99", "outcomes");
-    for (BenchResult r : results) {
-      out.printf(Locale.ROOT, "%-28s %5d %11.0f %6.3f %9.3f %9.3f %9.3f %9.3f %s%n", r.target(),
-          r.concurrency(), r.tokensPerSecond(), r.tokensPerSecond() / base.tokensPerSecond(),
-          r.ttftMs().p50(), r.ttftMs().p99(), r.itlMs().p50(), r.itlMs().p99(), r.outcomes());
+    for (int t = 0; t < results.size(); t++) {
+      BenchResult r = results.get(t);
+      out.printf(Locale.ROOT, "%-28s %5d %11.0f %6.3f %9.3f %9.3f %9.3f %9.3f %s%n",
+          labels.get(t), r.concurrency(), r.tokensPerSecond(),
+          r.tokensPerSecond() / base.tokensPerSecond(), r.ttftMs().p50(), r.ttftMs().p99(),
+          r.itlMs().p50(), r.itlMs().p99(), r.outcomes());
     }
   }
   /**

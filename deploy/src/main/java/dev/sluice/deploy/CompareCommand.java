@@ -104,7 +104,7 @@ final class CompareCommand implements Callable<Integer> {
       for (int concurrency : options.concurrency) {
         List<BenchResult> results = SideBySide.run(urls, options.load(urls.get(0), concurrency),
             options.rounds, options.progress(), cpu);
-        ReportPrinter.printComparison(System.out, results);
+        ReportPrinter.printComparison(System.out, results, labels);
         printRatios(named(all, results));
         ReportPrinter.printServerCpu(System.out, results, labels);
         byConcurrency.put(concurrency, results);
