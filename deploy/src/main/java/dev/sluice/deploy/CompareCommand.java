@@ -28,7 +28,8 @@ import picocli.CommandLine.Option;
  * by serving process.
  */
 @Command(name = "compare", mixinStandardHelpOptions = true,
-    description = "Direct streaming vs the physical limit vs the relayed path, side by side.")
+    description = "Direct streaming vs the physical limit vs the relayed path (and HAProxy), "
+        + "side by side; with CPU per delivered token by process when it starts the targets.")
 final class CompareCommand implements Callable<Integer> {
 
   @Mixin
