@@ -2,6 +2,8 @@ package dev.sluice.bench;
 
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
@@ -75,8 +77,7 @@ public record BenchResult(
         measured.outputTokens.sum(), Percentiles.of(measured.ttft.getIntervalHistogram()),
         Percentiles.of(measured.itl.getIntervalHistogram()),
         Percentiles.of(measured.e2e.getIntervalHistogram()), outcomes, replicas, affinity,
-        cpuSeconds,
-        java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(serverCpuSeconds)));
+        cpuSeconds, Collections.unmodifiableMap(new LinkedHashMap<>(serverCpuSeconds)));
   }
 
   public long ok() {
@@ -97,7 +98,7 @@ public record BenchResult(
    * no token was delivered.
    */
   public Map<String, Double> serverCpuMicrosPerToken() {
-    Map<String, Double> perToken = new java.util.LinkedHashMap<>();
+    Map<String, Double> perToken = new LinkedHashMap<>();
     if (outputTokens == 0 || serverCpuSeconds.isEmpty()) {
       return perToken;
     }

@@ -5,6 +5,7 @@ import java.awt.Graphics2D;
 import java.awt.image.BufferedImage;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import javax.imageio.ImageIO;
@@ -51,7 +52,7 @@ public final class CompareChart {
         });
       }
     });
-    List<JFreeChart> charts = new java.util.ArrayList<>(List.of(
+    List<JFreeChart> charts = new ArrayList<>(List.of(
       ChartFactory.createBarChart("Output tokens/s (higher is better)", "concurrency",
           "tokens/s", tokens, PlotOrientation.VERTICAL, true, false, false),
       ChartFactory.createBarChart("Time to first token, ms (lower is better)", "concurrency",

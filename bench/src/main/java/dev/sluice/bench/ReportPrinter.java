@@ -61,6 +61,7 @@ public final class ReportPrinter {
           r.itlMs().p50(), r.itlMs().p99(), r.outcomes());
     }
   }
+
   /**
    * Each target's CPU per delivered token by group of serving processes, and their sum: nothing
    * when nothing was measured.
