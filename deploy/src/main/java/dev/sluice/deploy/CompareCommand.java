@@ -203,13 +203,13 @@ final class CompareCommand implements Callable<Integer> {
       BenchResult lua = r.get("haproxy");
       json.put("haproxy_over_limit_tokens_per_s", ratio(lua, limit));
       versus(json, "haproxy", direct, lua, directCpu.isEmpty() ? 0
-          : lua.serverCpuMicrosPerToken().getOrDefault("HAProxy+Lua", 0.0)
-              + lua.serverCpuMicrosPerToken().getOrDefault("ingress node", 0.0));
+          : lua.serverCpuMicrosPerToken().getOrDefault(CompareTargets.LUA_HAPROXY, 0.0)
+              + lua.serverCpuMicrosPerToken().getOrDefault(CompareTargets.INGRESS_NODE, 0.0));
     }
     if (r.containsKey("haproxy_plain")) {
       BenchResult plain = r.get("haproxy_plain");
       versus(json, "plain_haproxy", direct, plain, directCpu.isEmpty() ? 0
-          : plain.serverCpuMicrosPerToken().getOrDefault("plain HAProxy", 0.0));
+          : plain.serverCpuMicrosPerToken().getOrDefault(CompareTargets.PLAIN_HAPROXY, 0.0));
     }
     return json;
   }
@@ -221,7 +221,8 @@ final class CompareCommand implements Callable<Integer> {
     json.put("direct_minus_" + name + "_ttft_p99_ms", direct.ttftMs().p99() - other.ttftMs().p99());
     if (otherCpuPerToken > 0) {
       json.put("direct_over_" + name + "_cpu_per_token",
-          direct.serverCpuMicrosPerToken().getOrDefault("ingress node", 0.0) / otherCpuPerToken);
+          direct.serverCpuMicrosPerToken().getOrDefault(CompareTargets.INGRESS_NODE, 0.0)
+              / otherCpuPerToken);
     }
   }
 

@@ -29,6 +29,12 @@ import java.util.stream.Stream;
  */
 final class CompareTargets implements AutoCloseable {
 
+  /** The names {@link #cpu} gives its groups of processes (the report's column headings). */
+  static final String REPLICA_NODE = "replica node";
+  static final String INGRESS_NODE = "ingress node";
+  static final String LUA_HAPROXY = "HAProxy+Lua";
+  static final String PLAIN_HAPROXY = "plain HAProxy";
+
   private final List<Process> processes;
   private final Path log;
   final URI replica;
@@ -187,13 +193,13 @@ final class CompareTargets implements AutoCloseable {
    */
   ServerCpu cpu() {
     Map<String, Supplier<Stream<ProcessHandle>>> groups = new LinkedHashMap<>();
-    groups.put("replica node", () -> Stream.of(processes.get(0).toHandle()));
-    groups.put("ingress node", () -> Stream.of(processes.get(1).toHandle()));
+    groups.put(REPLICA_NODE, () -> Stream.of(processes.get(0).toHandle()));
+    groups.put(INGRESS_NODE, () -> Stream.of(processes.get(1).toHandle()));
     if (haproxy.isPresent()) {
-      groups.put("HAProxy+Lua", () -> processes.get(1).descendants());
+      groups.put(LUA_HAPROXY, () -> processes.get(1).descendants());
     }
     if (plainHaproxy.isPresent()) {
-      groups.put("plain HAProxy", () -> Stream.of(processes.get(2).toHandle()));
+      groups.put(PLAIN_HAPROXY, () -> Stream.of(processes.get(2).toHandle()));
     }
     return new ProcessCpu(groups);
   }
