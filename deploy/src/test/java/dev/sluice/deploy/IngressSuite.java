@@ -227,8 +227,10 @@ abstract class IngressSuite {
     for (int i = 0; i < 100; i++) {
       assertThat(RawClient.exchange(ingress, bytes).status()).isEqualTo(200);
     }
+    // A thread per request starts 100; the JVM's own pools (other nodes in this JVM, idle
+    // workers retired and replaced) start a few in any 100 requests on a loaded machine (10 seen).
     assertThat(threads.getTotalStartedThreadCount() - before)
-        .as("threads started while serving 100 requests").isLessThan(10);
+        .as("threads started while serving 100 requests").isLessThan(50);
   }
 
   @Test
